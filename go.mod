@@ -1,0 +1,12 @@
+module github.com/collio/collio
+
+go 1.26.0
+
+require golang.org/x/sys v0.49.0
+
+require (
+	github.com/sbromberger/gompi v0.2.0 // indirect
+	github.com/stretchr/testify v1.12.1 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	pgregory.net/rapid v1.3.0 // indirect
+)

@@ -1,0 +1,69 @@
+// Package agree makes the outcome of a collective call the same on every
+// rank: the error one rank hit becomes the error all ranks return.
+package agree
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/collio/collio/internal/comm"
+	"github.com/collio/collio/internal/ioerr"
+)
+
+// Errors makes a collective call's outcome the same on every rank: if any
+// rank's err is non-nil, every rank returns the error of the lowest failing
+// rank (same class, same text; the failing rank keeps its own error value
+// with its cause). All ranks must call it. If the agreement itself fails
+// (the communicator broke), that error is returned, classed ioerr.ErrInternComm.
+//
+// Cost when nothing failed: one Allgather of 8 bytes per rank.
+func Errors(c comm.Comm, err error) error {
+	var text []byte
+	if err != nil {
+		text = encode(err)
+	}
+	lens := make([]byte, 8*c.Size())
+	var mine [8]byte
+	binary.LittleEndian.PutUint64(mine[:], uint64(len(text)))
+	if cerr := c.Allgather(mine[:], lens); cerr != nil {
+		return &ioerr.Error{Class: ioerr.ErrInternComm, Op: "agree", Rank: c.Rank(), Err: cerr,
+			Msg: fmt.Sprintf("agreeing on the outcome failed: %v (local outcome: %v)", cerr, err)}
+	}
+	failed, n := -1, 0
+	for r := 0; r < c.Size(); r++ {
+		if l := int(binary.LittleEndian.Uint64(lens[8*r:])); l > 0 {
+			failed, n = r, l
+			break
+		}
+	}
+	if failed < 0 {
+		return nil
+	}
+	buf := make([]byte, n)
+	if c.Rank() == failed {
+		copy(buf, text)
+	}
+	if cerr := c.Bcast(buf, failed); cerr != nil {
+		return &ioerr.Error{Class: ioerr.ErrInternComm, Op: "agree", Rank: c.Rank(), Err: cerr,
+			Msg: fmt.Sprintf("broadcasting rank %d's error failed: %v", failed, cerr)}
+	}
+	if c.Rank() == failed {
+		return err
+	}
+	return decode(buf)
+}
+
+// encode packs an error's class code and text.
+func encode(err error) []byte {
+	s := err.Error()
+	b := make([]byte, 2, 2+len(s))
+	binary.LittleEndian.PutUint16(b, uint16(ioerr.Code(ioerr.ClassOf(err))))
+	return append(b, s...)
+}
+
+func decode(b []byte) error {
+	if len(b) < 2 {
+		return ioerr.Remote(ioerr.ErrOther, "collio: malformed error from another rank")
+	}
+	return ioerr.Remote(ioerr.FromCode(int(binary.LittleEndian.Uint16(b))), string(b[2:]))
+}
