@@ -1,0 +1,88 @@
+package hints
+
+// ROMIO generic hints.
+const (
+	CBBufferSize        = "cb_buffer_size"
+	CBNodes             = "cb_nodes"
+	CBConfigList        = "cb_config_list"
+	RomioCBRead         = "romio_cb_read"
+	RomioCBWrite        = "romio_cb_write"
+	RomioNoIndepRW      = "romio_no_indep_rw"
+	RomioDSRead         = "romio_ds_read"
+	RomioDSWrite        = "romio_ds_write"
+	IndRdBufferSize     = "ind_rd_buffer_size"
+	IndWrBufferSize     = "ind_wr_buffer_size"
+	StripingUnit        = "striping_unit"
+	StripingFactor      = "striping_factor"
+	StartIODevice       = "start_iodevice"
+	RomioMinFdomainSize = "romio_min_fdomain_size"
+)
+
+// ROMIO Lustre driver hints.
+const (
+	RomioLustreCoRatio       = "romio_lustre_co_ratio"
+	RomioLustreCollThreshold = "romio_lustre_coll_threshold"
+	RomioLustreDSInColl      = "romio_lustre_ds_in_coll"
+	DirectRead               = "direct_read"
+	DirectWrite              = "direct_write"
+)
+
+// E10 node-local cache hints.
+const (
+	E10Cache            = "e10_cache"
+	E10CachePath        = "e10_cache_path"
+	E10CacheFlushFlag   = "e10_cache_flush_flag"
+	E10CacheDiscardFlag = "e10_cache_discard_flag"
+	E10CacheThreads     = "e10_cache_threads"
+)
+
+// collio's own hints.
+const (
+	CollioStrategy          = "collio_strategy"
+	CollioNodeSize          = "collio_node_size"
+	CollioCollectiveTimeout = "collio_collective_timeout"
+)
+
+// Values shared by several enum hints.
+const (
+	Enable    = "enable"
+	Disable   = "disable"
+	Automatic = "automatic"
+	True      = "true"
+	False     = "false"
+)
+
+// Values of e10_cache and e10_cache_flush_flag.
+const (
+	E10Coherent       = "coherent"
+	E10FlushImmediate = "flush_immediate"
+	E10FlushOnClose   = "flush_onclose"
+	E10FlushNone      = "flush_none"
+)
+
+// Values of collio_strategy.
+const (
+	StrategyAuto        = "auto"
+	StrategyTwoPhase    = "twophase"
+	StrategyDynamic     = "dynamic"
+	StrategyStatic      = "static"
+	StrategyTAM         = "tam"
+	StrategyIndependent = "independent"
+)
+
+// Environment variables.
+const (
+	// EnvHintsFile names the system hints file (ROMIO's variable and format).
+	EnvHintsFile = "ROMIO_HINTS"
+	// EnvPrintHints, when "1", asks the file layer to print the effective
+	// hints at open with (*Set).Fprint.
+	EnvPrintHints = "COLLIO_PRINT_HINTS"
+)
+
+// Sources of an effective value, as reported by (*Set).Source.
+const (
+	SourceDefault = "default"
+	SourceFile    = "ROMIO_HINTS"
+	SourceUser    = "user"
+	SourceDerived = "derived"
+)

@@ -1,0 +1,109 @@
+package hints
+
+var (
+	enableDisableAuto = []string{Enable, Disable, Automatic}
+	enableDisable     = []string{Enable, Disable}
+)
+
+// Table declares every hint collio understands. To add a hint, add its key
+// constant to keys.go and a Spec here; validation, resolution, the rank
+// check, printing and the README reference all follow from the entry.
+// Table must not be modified at run time.
+var Table = []Spec{
+	// ROMIO generic hints.
+	{Key: CBBufferSize, Kind: KindSize, Default: "16777216", Min: 1, MustAgree: true,
+		Doc: "Size of the collective buffer of each aggregator, per round of two-phase I/O."},
+	{Key: CBNodes, Kind: KindInt, Default: "", Min: 1, MustAgree: true, OpenOnly: true,
+		Doc: "Number of aggregators. Default: the number of ranks, computed at open (values above it are reduced to it)."},
+	{Key: CBConfigList, Kind: KindConfigList, Default: "*:1", MustAgree: true, OpenOnly: true,
+		Doc: "Where aggregators run: host:n entries; the default is one aggregator per node."},
+	{Key: RomioCBRead, Kind: KindEnum, Default: Automatic, Allowed: enableDisableAuto, MustAgree: true,
+		Doc: "Collective buffering for collective reads: always, never, or when accesses interleave."},
+	{Key: RomioCBWrite, Kind: KindEnum, Default: Automatic, Allowed: enableDisableAuto, MustAgree: true,
+		Doc: "Collective buffering for collective writes: always, never, or when accesses interleave."},
+	{Key: RomioNoIndepRW, Kind: KindBool, Default: False, MustAgree: true, OpenOnly: true,
+		Doc: "Promise of no independent I/O: only aggregators open the file; forces collective buffering."},
+	{Key: RomioDSRead, Kind: KindEnum, Default: Automatic, Allowed: enableDisableAuto,
+		Doc: "Data sieving for independent noncontiguous reads."},
+	{Key: RomioDSWrite, Kind: KindEnum, Default: Automatic, Allowed: enableDisableAuto,
+		Doc: "Data sieving for independent noncontiguous writes. In collio, disable also stops aggregators from read-modify-writing holes in collective writes: each contiguous run is written instead."},
+	{Key: IndRdBufferSize, Kind: KindSize, Default: "4194304", Min: 1,
+		Doc: "Buffer size of data sieving for independent reads."},
+	{Key: IndWrBufferSize, Kind: KindSize, Default: "524288", Min: 1,
+		Doc: "Buffer size of data sieving for independent writes; also the E10 cache sync chunk size."},
+	{Key: StripingUnit, Kind: KindSize, Default: "0", Min: 0, MustAgree: true, OpenOnly: true,
+		Doc:     "Stripe size set when the file is created; 0 = file-system default. Read back from the file system at open.",
+		Pending: "the ufs driver cannot set striping; the Lustre and BeeGFS drivers will"},
+	{Key: StripingFactor, Kind: KindInt, Default: "0", Min: 0, MustAgree: true, OpenOnly: true,
+		Doc:     "Stripe count set when the file is created; 0 = file-system default. Read back from the file system at open.",
+		Pending: "the ufs driver cannot set striping; the Lustre and BeeGFS drivers will"},
+	{Key: StartIODevice, Kind: KindInt, Default: "-1", Min: -1, MustAgree: true, OpenOnly: true,
+		Doc:     "First storage target of the stripes when the file is created; -1 = file-system choice.",
+		Pending: "the ufs driver cannot set striping; the Lustre and BeeGFS drivers will"},
+	{Key: RomioMinFdomainSize, Kind: KindSize, Default: "0", Min: 0, MustAgree: true,
+		Doc: "Smallest file domain per aggregator in two-phase I/O; 0 = no minimum."},
+
+	// ROMIO Lustre driver hints.
+	{Key: RomioLustreCoRatio, Kind: KindInt, Default: "1", Min: 1, MustAgree: true,
+		Doc:     "Lustre: at most this many aggregators write to each storage target.",
+		Pending: "used once the Lustre driver lands"},
+	{Key: RomioLustreCollThreshold, Kind: KindSize, Default: "0", Min: 0, MustAgree: true,
+		Doc:     "Lustre: skip collective buffering for non-interleaved requests whose average size is at least this; 0 = off.",
+		Pending: "used once the Lustre driver lands"},
+	{Key: RomioLustreDSInColl, Kind: KindEnum, Default: Enable, Allowed: enableDisable, MustAgree: true,
+		Doc:     "Lustre: read-modify-write holes in collective writes (enable) or write each contiguous run (disable).",
+		Pending: "used once the Lustre driver lands"},
+	{Key: DirectRead, Kind: KindBool, Default: False, OpenOnly: true,
+		Doc:     "Open for reading with O_DIRECT where the driver supports it.",
+		Pending: "O_DIRECT is not implemented yet"},
+	{Key: DirectWrite, Kind: KindBool, Default: False, OpenOnly: true,
+		Doc:     "Open for writing with O_DIRECT where the driver supports it.",
+		Pending: "O_DIRECT is not implemented yet"},
+
+	// E10 node-local cache hints.
+	{Key: E10Cache, Kind: KindEnum, Default: Disable, Allowed: []string{Enable, Disable, E10Coherent}, MustAgree: true, OpenOnly: true,
+		Doc:     "Node-local write cache; coherent also locks each extent of the global file until it is synced.",
+		Pending: "used once the E10 cache lands"},
+	{Key: E10CachePath, Kind: KindString, Default: "", MustAgree: true, OpenOnly: true,
+		Doc:     "Directory of the cache files on the node-local device.",
+		Pending: "used once the E10 cache lands"},
+	{Key: E10CacheFlushFlag, Kind: KindEnum, Default: E10FlushImmediate, Allowed: []string{E10FlushImmediate, E10FlushOnClose, E10FlushNone}, MustAgree: true, OpenOnly: true,
+		Doc:     "When cached data is copied to the global file: right after each write, at sync/close, or never.",
+		Pending: "used once the E10 cache lands"},
+	{Key: E10CacheDiscardFlag, Kind: KindEnum, Default: Enable, Allowed: enableDisable, MustAgree: true, OpenOnly: true,
+		Doc:     "Delete the cache file at close.",
+		Pending: "used once the E10 cache lands"},
+	{Key: E10CacheThreads, Kind: KindInt, Default: "1", Min: 1, Max: 1024, MustAgree: true, OpenOnly: true,
+		Doc:     "Number of background sync workers per cache file.",
+		Pending: "used once the E10 cache lands"},
+
+	// collio's own hints.
+	{Key: CollioStrategy, Kind: KindEnum, Default: StrategyAuto,
+		Allowed:   []string{StrategyAuto, StrategyTwoPhase, StrategyDynamic, StrategyStatic, StrategyTAM, StrategyIndependent},
+		MustAgree: true,
+		Doc:       "Collective I/O strategy; auto chooses from the access pattern (the romio_cb_read/write rules). Available now: twophase, independent; dynamic, static and tam are accepted names of strategies still to come and fail with an error naming the available ones."},
+	{Key: CollioNodeSize, Kind: KindInt, Default: "0", Min: 0, MustAgree: true, OpenOnly: true,
+		Doc: "0 = real nodes; n > 0 groups consecutive ranks into virtual nodes of n ranks."},
+	{Key: CollioCollectiveTimeout, Kind: KindInt, Default: "300", Min: 0, MustAgree: true,
+		Doc: "Seconds a rank waits for the others to enter a collective transfer before failing with a timeout error (mismatched collective calls); 0 = wait forever."},
+}
+
+// index maps a key to its position in Table.
+var index = buildIndex(Table)
+
+func buildIndex(t []Spec) map[string]int {
+	m := make(map[string]int, len(t))
+	for i, s := range t {
+		m[s.Key] = i
+	}
+	return m
+}
+
+// Lookup returns the declaration of key.
+func Lookup(key string) (Spec, bool) {
+	i, ok := index[key]
+	if !ok {
+		return Spec{}, false
+	}
+	return Table[i], true
+}
