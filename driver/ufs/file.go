@@ -1,0 +1,88 @@
+package ufs
+
+import (
+	"io/fs"
+	"os"
+	"syscall"
+
+	"github.com/collio/collio/driver"
+	"golang.org/x/sys/unix"
+)
+
+// file is an open ufs file. All I/O is positional on the descriptor, so
+// there is no shared offset and the methods are safe for concurrent use.
+type file struct {
+	f    *os.File
+	raw  syscall.RawConn
+	path string
+}
+
+func newFile(f *os.File, path string) (*file, error) {
+	raw, err := f.SyscallConn()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &file{f: f, raw: raw, path: path}, nil
+}
+
+// withFD runs fn on the descriptor. RawConn.Control holds a reference on
+// it, so a concurrent Close cannot close (and the kernel reuse) the fd
+// while fn is still using it.
+func (f *file) withFD(op string, fn func(fd int) error) error {
+	var opErr error
+	if err := f.raw.Control(func(fd uintptr) { opErr = fn(int(fd)) }); err != nil {
+		return &os.PathError{Op: op, Path: f.path, Err: fs.ErrClosed}
+	}
+	return opErr
+}
+
+// pathErr wraps an errno with the operation and path; nil stays nil.
+func (f *file) pathErr(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &os.PathError{Op: op, Path: f.path, Err: err}
+}
+
+// retryEINTR repeats a system call that a signal interrupted.
+func retryEINTR(call func() error) error {
+	for {
+		if err := call(); err != unix.EINTR {
+			return err
+		}
+	}
+}
+
+func (f *file) Sync() error {
+	return f.withFD("fsync", func(fd int) error {
+		return f.pathErr("fsync", retryEINTR(func() error { return unix.Fsync(fd) }))
+	})
+}
+
+func (f *file) Truncate(size int64) error {
+	if size < 0 {
+		return f.pathErr("ftruncate", unix.EINVAL)
+	}
+	return f.withFD("ftruncate", func(fd int) error {
+		return f.pathErr("ftruncate", retryEINTR(func() error { return unix.Ftruncate(fd, size) }))
+	})
+}
+
+func (f *file) Size() (int64, error) {
+	var st unix.Stat_t
+	err := f.withFD("fstat", func(fd int) error {
+		return f.pathErr("fstat", unix.Fstat(fd, &st))
+	})
+	if err != nil {
+		return 0, err
+	}
+	return st.Size, nil
+}
+
+// Layout reports no striping: one target, unknown start.
+func (f *file) Layout() driver.Layout {
+	return driver.Layout{StripeSize: 0, StripeCount: 1, StartTarget: -1}
+}
+
+func (f *file) Close() error { return f.f.Close() }

@@ -1,0 +1,58 @@
+// Package ufs is the Unix file-system driver: plain POSIX files on any
+// local or network file system without a driver of its own, like ROMIO's
+// ad_ufs. Importing it registers the driver under the name "ufs".
+//
+// It is Linux-specific: byte-range locks are open-file-description locks
+// (F_OFD_SETLKW) so that ranks running as goroutines of one process, each
+// with its own open file, really exclude each other.
+package ufs
+
+import (
+	"os"
+	"syscall"
+
+	"github.com/collio/collio/driver"
+)
+
+// Name is the driver's name and path prefix.
+const Name = "ufs"
+
+// defaultPerm is used when OpenOptions.Perm is 0.
+const defaultPerm os.FileMode = 0o644
+
+func init() { driver.Register(New()) }
+
+type ufsDriver struct{}
+
+// New returns the ufs driver. It is stateless; every call returns an
+// equivalent value.
+func New() driver.Driver { return ufsDriver{} }
+
+func (ufsDriver) Name() string { return Name }
+
+// Open opens path with opts.Flags and opts.Perm. Layout and Params are
+// ignored: a plain file system has no striping to set. Errors are
+// *os.PathError with the errno inside.
+func (ufsDriver) Open(path string, opts driver.OpenOptions) (driver.File, error) {
+	perm := opts.Perm
+	if perm == 0 {
+		perm = defaultPerm
+	}
+	f, err := os.OpenFile(path, opts.Flags, perm)
+	if err != nil {
+		return nil, err
+	}
+	// open(2) accepts a directory read-only; MPI files are regular files,
+	// so fail here rather than on the first read.
+	if info, err := f.Stat(); err != nil {
+		f.Close()
+		return nil, err
+	} else if info.IsDir() {
+		f.Close()
+		return nil, &os.PathError{Op: "open", Path: path, Err: syscall.EISDIR}
+	}
+	return newFile(f, path)
+}
+
+// Delete removes the file.
+func (ufsDriver) Delete(path string) error { return os.Remove(path) }

@@ -1,0 +1,185 @@
+package ufs
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/collio/collio/driver"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestRegisteredUnderUFS(t *testing.T) {
+	d, ok := driver.ByName("ufs")
+	require.True(t, ok)
+	assert.Equal(t, "ufs", d.Name())
+
+	d, path, err := driver.Resolve("ufs:/tmp/x")
+	require.NoError(t, err)
+	assert.Equal(t, "ufs", d.Name())
+	assert.Equal(t, "/tmp/x", path)
+
+	d, path, err = driver.Resolve(filepath.Join(t.TempDir(), "new"))
+	require.NoError(t, err)
+	assert.Equal(t, "ufs", d.Name(), "a local file system resolves to ufs")
+	assert.NotEmpty(t, path)
+}
+
+func TestOpenCreatesWithDefaultPerm(t *testing.T) {
+	_, path := openNew(t)
+	info, err := os.Stat(path)
+	require.NoError(t, err)
+	// The umask may clear bits but never adds any.
+	assert.Zero(t, info.Mode().Perm()&^0o644)
+	assert.NotZero(t, info.Mode().Perm()&0o600)
+}
+
+func TestOpenErrors(t *testing.T) {
+	dir := t.TempDir()
+	d := New()
+
+	_, err := d.Open(filepath.Join(dir, "missing"), driver.OpenOptions{Flags: driver.ORdWr})
+	assert.ErrorIs(t, err, fs.ErrNotExist)
+	var pe *os.PathError
+	assert.ErrorAs(t, err, &pe, "errors keep the *os.PathError")
+
+	existing := filepath.Join(dir, "existing")
+	require.NoError(t, os.WriteFile(existing, []byte("x"), 0o644))
+	_, err = d.Open(existing, driver.OpenOptions{Flags: driver.ORdWr | driver.OCreate | driver.OExcl})
+	assert.ErrorIs(t, err, fs.ErrExist)
+
+	_, err = d.Open(filepath.Join(existing, "below"), driver.OpenOptions{Flags: driver.ORdWr | driver.OCreate})
+	assert.ErrorIs(t, err, syscall.ENOTDIR)
+
+	_, err = d.Open(dir, driver.OpenOptions{Flags: driver.ORdOnly})
+	assert.ErrorIs(t, err, syscall.EISDIR, "a directory is not an MPI file")
+}
+
+func TestDelete(t *testing.T) {
+	f, path := openNew(t)
+	require.NoError(t, f.Close())
+	require.NoError(t, New().Delete(path))
+	_, err := os.Stat(path)
+	assert.ErrorIs(t, err, fs.ErrNotExist)
+	assert.ErrorIs(t, New().Delete(path), fs.ErrNotExist)
+}
+
+func TestWriteAtReadAtRoundTrip(t *testing.T) {
+	f, _ := openNew(t)
+	data := pattern(3<<20+17, 1)
+	n, err := f.WriteAt(data, 4096)
+	require.NoError(t, err)
+	assert.Equal(t, len(data), n)
+
+	got := make([]byte, len(data))
+	n, err = f.ReadAt(got, 4096)
+	require.NoError(t, err)
+	assert.Equal(t, len(data), n)
+	assert.Equal(t, data, got)
+
+	hole := make([]byte, 4096)
+	_, err = f.ReadAt(hole, 0)
+	require.NoError(t, err)
+	assert.Equal(t, make([]byte, 4096), hole, "the gap before the data reads as zeros")
+}
+
+func TestReadAtEOF(t *testing.T) {
+	f, _ := openNew(t)
+	_, err := f.WriteAt([]byte("hello"), 0)
+	require.NoError(t, err)
+
+	buf := make([]byte, 10)
+	n, err := f.ReadAt(buf, 2)
+	assert.Equal(t, 3, n)
+	assert.ErrorIs(t, err, io.EOF)
+	assert.Equal(t, "llo", string(buf[:n]))
+
+	n, err = f.ReadAt(buf, 100)
+	assert.Equal(t, 0, n)
+	assert.ErrorIs(t, err, io.EOF)
+
+	n, err = f.ReadAt(nil, 100)
+	assert.Equal(t, 0, n)
+	assert.NoError(t, err, "an empty read is not EOF")
+}
+
+func TestNegativeOffsetsAreRejected(t *testing.T) {
+	f, _ := openNew(t)
+	_, err := f.WriteAt([]byte("x"), -1)
+	assert.ErrorIs(t, err, syscall.EINVAL)
+	_, err = f.ReadAt(make([]byte, 1), -1)
+	assert.ErrorIs(t, err, syscall.EINVAL)
+	_, err = f.WriteV([][]byte{{1}}, -1)
+	assert.ErrorIs(t, err, syscall.EINVAL)
+	assert.ErrorIs(t, f.Truncate(-1), syscall.EINVAL)
+	assert.ErrorIs(t, f.Allocate(-1, 10), syscall.EINVAL)
+	assert.ErrorIs(t, f.Lock(0, -1, true), syscall.EINVAL)
+}
+
+func TestTruncateSizeSync(t *testing.T) {
+	f, _ := openNew(t)
+	size, err := f.Size()
+	require.NoError(t, err)
+	assert.Zero(t, size)
+
+	_, err = f.WriteAt(pattern(1000, 3), 0)
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(10))
+	size, err = f.Size()
+	require.NoError(t, err)
+	assert.Equal(t, int64(10), size)
+
+	require.NoError(t, f.Truncate(1<<20))
+	size, err = f.Size()
+	require.NoError(t, err)
+	assert.Equal(t, int64(1<<20), size)
+	got := make([]byte, 20)
+	_, err = f.ReadAt(got, 0)
+	require.NoError(t, err)
+	assert.Equal(t, append(pattern(10, 3), make([]byte, 10)...), got)
+
+	assert.NoError(t, f.Sync())
+}
+
+func TestLayoutIsUnstriped(t *testing.T) {
+	f, _ := openNew(t)
+	assert.Equal(t, driver.Layout{StripeSize: 0, StripeCount: 1, StartTarget: -1}, f.Layout())
+}
+
+func TestUseAfterClose(t *testing.T) {
+	f, _ := openNew(t)
+	require.NoError(t, f.Close())
+	_, err := f.WriteAt([]byte("x"), 0)
+	assert.ErrorIs(t, err, fs.ErrClosed)
+	_, err = f.Size()
+	assert.ErrorIs(t, err, fs.ErrClosed)
+	assert.ErrorIs(t, f.Lock(0, 0, true), fs.ErrClosed)
+	assert.True(t, errors.Is(f.Close(), fs.ErrClosed))
+}
+
+func TestConcurrentWritersOnOneFile(t *testing.T) {
+	f, _ := openNew(t)
+	const writers, block = 8, 64 << 10
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := f.WriteAt(pattern(block, byte(w)), int64(w*block))
+			assert.NoError(t, err)
+		}()
+	}
+	wg.Wait()
+	for w := range writers {
+		got := make([]byte, block)
+		_, err := f.ReadAt(got, int64(w*block))
+		require.NoError(t, err)
+		assert.Equal(t, pattern(block, byte(w)), got, "writer %d", w)
+	}
+}
