@@ -1,0 +1,68 @@
+package mpitest_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/collio/collio/internal/comm"
+	"github.com/collio/collio/internal/mpitest"
+)
+
+// Deliberate failures that show what a failing MPI test looks like. They
+// are skipped unless MPITEST_DEMO_FAIL=1:
+//
+//	MPITEST_DEMO_FAIL=1 MPITEST_AGREE_TIMEOUT=5s MPI_NP=4 \
+//	  go test -count=1 -p 1 -exec "$PWD/scripts/mpiexec.sh" -run Demo ./internal/mpitest/
+//
+// Expected: TestDemoErrorOnOneRank and TestDemoPanicOnOneRank fail on every
+// rank with "test failed on ranks [2]" and rank 2's message; the plain test
+// fails only on rank 2, whose log is replayed as "[rank 2] ..."; then
+// TestDemoFatalBeforeCollective leaves rank 2's peers blocked in a
+// barrier, and the job is aborted about MPITEST_AGREE_TIMEOUT later
+// instead of hanging. Exit code 1.
+func demo(t *testing.T) int {
+	if os.Getenv("MPITEST_DEMO_FAIL") != "1" {
+		t.Skip("deliberate failure; set MPITEST_DEMO_FAIL=1 to see it")
+	}
+	return min(2, mpitest.Size()-1) // the rank that fails
+}
+
+func TestDemoErrorOnOneRank(t *testing.T) {
+	bad := demo(t)
+	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+		require.NoError(t, c.Barrier())
+		if c.Rank() == bad {
+			t.Errorf("deliberate failure on rank %d", c.Rank())
+		}
+	})
+}
+
+func TestDemoPanicOnOneRank(t *testing.T) {
+	bad := demo(t)
+	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+		require.NoError(t, c.Barrier())
+		if c.Rank() == bad {
+			var m map[string]int
+			m["deliberate"]++ // panics: assignment to a nil map
+		}
+	})
+}
+
+func TestDemoPlainFailure(t *testing.T) {
+	if mpitest.Rank() == demo(t) {
+		t.Errorf("deliberate failure outside mpitest.Run on rank %d", mpitest.Rank())
+	}
+}
+
+// Runs last: it ends the job.
+func TestDemoFatalBeforeCollective(t *testing.T) {
+	bad := demo(t)
+	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+		if c.Rank() == bad {
+			t.Fatalf("deliberate t.Fatal on rank %d before a barrier", c.Rank())
+		}
+		require.NoError(t, c.Barrier()) // the other ranks wait here for rank 2
+	})
+}
