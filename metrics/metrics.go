@@ -1,0 +1,65 @@
+// Package metrics holds what collio measures about each collective call:
+// where the time went (request exchange, data shuffle, file I/O, the reads
+// of read-modify-write), the messages and bytes each rank sent and
+// received, rounds and aggregators. Every strategy fills the same record,
+// so benchmarks print one breakdown whatever the strategy.
+package metrics
+
+import (
+	"fmt"
+	"time"
+)
+
+// Call describes one collective call on one rank.
+type Call struct {
+	Op       string `json:"op"`       // write_at_all, read_all, ...
+	Strategy string `json:"strategy"` // twophase, independent, ...
+	Reason   string `json:"reason"`   // why the strategy was chosen
+	Bytes    int64  `json:"bytes"`    // data bytes this rank moved
+
+	Rounds      int  `json:"rounds"`      // two-phase rounds (cycles)
+	Aggregators int  `json:"aggregators"` // ranks that did file I/O for the others
+	Aggregator  bool `json:"aggregator"`  // whether this rank was one
+
+	Plan        time.Duration `json:"plan_ns"`         // computing ranges, domains, pieces
+	ReqExchange time.Duration `json:"req_exchange_ns"` // exchanging sizes and (offset, length) lists
+	Shuffle     time.Duration `json:"shuffle_ns"`      // moving data between ranks and aggregators
+	IO          time.Duration `json:"io_ns"`           // file writes or reads (excluding RMW reads)
+	RMW         time.Duration `json:"rmw_ns"`          // reads of read-modify-write
+	Total       time.Duration `json:"total_ns"`        // the whole call
+
+	MsgsSent  int64 `json:"msgs_sent"`
+	MsgsRecv  int64 `json:"msgs_recv"`
+	BytesSent int64 `json:"bytes_sent"`
+	BytesRecv int64 `json:"bytes_recv"`
+}
+
+// Add accumulates o into c (for totals over many calls).
+func (c *Call) Add(o Call) {
+	c.Bytes += o.Bytes
+	c.Rounds += o.Rounds
+	c.Aggregators = max(c.Aggregators, o.Aggregators)
+	c.Aggregator = c.Aggregator || o.Aggregator
+	c.Plan += o.Plan
+	c.ReqExchange += o.ReqExchange
+	c.Shuffle += o.Shuffle
+	c.IO += o.IO
+	c.RMW += o.RMW
+	c.Total += o.Total
+	c.MsgsSent += o.MsgsSent
+	c.MsgsRecv += o.MsgsRecv
+	c.BytesSent += o.BytesSent
+	c.BytesRecv += o.BytesRecv
+}
+
+// Timer accumulates elapsed time into a duration.
+func Timer(d *time.Duration) func() {
+	start := time.Now()
+	return func() { *d += time.Since(start) }
+}
+
+func (c Call) String() string {
+	return fmt.Sprintf("%s via %s (%s): %d bytes, %d rounds, %d aggregators; plan %v, exchange %v, shuffle %v, io %v, rmw %v, total %v; sent %d msgs/%d B, received %d msgs/%d B",
+		c.Op, c.Strategy, c.Reason, c.Bytes, c.Rounds, c.Aggregators, c.Plan, c.ReqExchange, c.Shuffle, c.IO, c.RMW, c.Total,
+		c.MsgsSent, c.BytesSent, c.MsgsRecv, c.BytesRecv)
+}

@@ -1,0 +1,262 @@
+package twophase
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/collio/collio/metrics"
+)
+
+// engine runs the rounds of one collective call on one rank.
+type engine struct {
+	j        *Job
+	rank     int
+	size     int
+	domains  []Range
+	domainOf []int // domainOf[rank] = the domain that rank aggregates, or -1
+	rounds   int
+	sl       *slicer
+	stats    *metrics.Call
+
+	// This rank's pieces in the current round, per domain, and the data
+	// range [lo, hi) (relative to the access) they cover.
+	mine   [][]piece
+	lo, hi []int64
+
+	// On aggregators: each source rank's (offset, length) list and byte
+	// count for the current round.
+	src      [][]extent
+	srcBytes []int64
+
+	// Reused exchange buffers.
+	countsSend, countsRecv []byte
+	scounts, sdispls       []int
+	rcounts, rdispls       []int
+
+	ioErr error // first file error on this rank; rounds continue so peers never hang
+}
+
+// extent is a file range requested by one source rank.
+type extent struct{ off, n int64 }
+
+func newEngine(j *Job) (*engine, error) {
+	n := j.Comm.Size()
+	if err := j.check(n); err != nil {
+		return nil, err
+	}
+	e := &engine{j: j, rank: j.Comm.Rank(), size: n, stats: j.Stats}
+	if e.stats == nil {
+		e.stats = &metrics.Call{}
+	}
+	span, ok := Span(j.Ranges)
+	if !ok {
+		return e, nil // nothing to do anywhere
+	}
+	e.domains = FileDomains(span, len(j.Aggregators), j.MinDomain, j.Stripe)
+	e.rounds = Rounds(e.domains, j.BufSize)
+	e.domainOf = make([]int, n)
+	for r := range e.domainOf {
+		e.domainOf[r] = -1
+	}
+	for i, a := range j.Aggregators {
+		e.domainOf[a] = i
+	}
+	e.sl = newSlicer(j)
+	e.mine = make([][]piece, len(e.domains))
+	e.lo = make([]int64, len(e.domains))
+	e.hi = make([]int64, len(e.domains))
+	e.src = make([][]extent, n)
+	e.srcBytes = make([]int64, n)
+	e.countsSend = make([]byte, 16*n)
+	e.countsRecv = make([]byte, 16*n)
+	e.scounts, e.sdispls = make([]int, n), make([]int, n)
+	e.rcounts, e.rdispls = make([]int, n), make([]int, n)
+	e.stats.Rounds = e.rounds
+	e.stats.Aggregators = len(j.Aggregators)
+	e.stats.Aggregator = e.aggregator()
+	return e, nil
+}
+
+// check validates what every rank must agree on; the same inputs give the
+// same verdict everywhere, so no rank proceeds alone.
+func (j *Job) check(n int) error {
+	if len(j.Ranges) != n {
+		return fmt.Errorf("twophase: %d ranges for %d ranks", len(j.Ranges), n)
+	}
+	if len(j.Aggregators) == 0 {
+		return fmt.Errorf("twophase: no aggregators")
+	}
+	if j.BufSize <= 0 {
+		return fmt.Errorf("twophase: buffer size %d must be positive", j.BufSize)
+	}
+	seen := make(map[int]bool, len(j.Aggregators))
+	for _, a := range j.Aggregators {
+		if a < 0 || a >= n || seen[a] {
+			return fmt.Errorf("twophase: aggregator list %v has rank %d out of range or twice", j.Aggregators, a)
+		}
+		seen[a] = true
+	}
+	return nil
+}
+
+func (e *engine) aggregator() bool { return e.domainOf != nil && e.domainOf[e.rank] >= 0 }
+
+// myDomain is the domain this rank aggregates (valid if aggregator()).
+func (e *engine) myDomain() Range { return e.domains[e.domainOf[e.rank]] }
+
+// requests finds this rank's pieces in every aggregator's window of round
+// m and sends their (offset, length) lists to the aggregators: an
+// Alltoall of (pieces, bytes) per peer, then an Alltoallv of the lists.
+func (e *engine) requests(m int) error {
+	done := metrics.Timer(&e.stats.Plan)
+	for i, d := range e.domains {
+		var err error
+		e.mine[i], e.lo[i], e.hi[i], err = e.sl.in(Window(d, m, e.j.BufSize), e.mine[i][:0])
+		if err != nil {
+			done()
+			return err
+		}
+	}
+	done()
+	defer metrics.Timer(&e.stats.ReqExchange)()
+
+	clear(e.countsSend)
+	for i, a := range e.j.Aggregators {
+		binary.LittleEndian.PutUint64(e.countsSend[16*a:], uint64(len(e.mine[i])))
+		binary.LittleEndian.PutUint64(e.countsSend[16*a+8:], uint64(e.hi[i]-e.lo[i]))
+	}
+	if err := e.j.Comm.Alltoall(e.countsSend, e.countsRecv, 16); err != nil {
+		return err
+	}
+	e.count(e.countsSend, e.countsRecv, 16)
+
+	// The lists, in peer rank order.
+	var send []byte
+	for p := 0; p < e.size; p++ {
+		e.sdispls[p] = len(send)
+		if i := e.domainOf[p]; i >= 0 {
+			for _, pc := range e.mine[i] {
+				send = binary.LittleEndian.AppendUint64(send, uint64(pc.file))
+				send = binary.LittleEndian.AppendUint64(send, uint64(pc.n))
+			}
+		}
+		e.scounts[p] = len(send) - e.sdispls[p]
+	}
+	total := 0
+	for s := 0; s < e.size; s++ {
+		np := int(binary.LittleEndian.Uint64(e.countsRecv[16*s:]))
+		e.srcBytes[s] = int64(binary.LittleEndian.Uint64(e.countsRecv[16*s+8:]))
+		e.rdispls[s], e.rcounts[s] = total, 16*np
+		total += 16 * np
+	}
+	recv := make([]byte, total)
+	if err := e.j.Comm.Alltoallv(send, e.scounts, e.sdispls, recv, e.rcounts, e.rdispls); err != nil {
+		return err
+	}
+	e.countV(e.scounts, e.rcounts)
+	for s := 0; s < e.size; s++ {
+		e.src[s] = e.src[s][:0]
+		b := recv[e.rdispls[s] : e.rdispls[s]+e.rcounts[s]]
+		var sum int64
+		for len(b) >= 16 {
+			x := extent{int64(binary.LittleEndian.Uint64(b)), int64(binary.LittleEndian.Uint64(b[8:]))}
+			e.src[s] = append(e.src[s], x)
+			sum += x.n
+			b = b[16:]
+		}
+		if sum != e.srcBytes[s] {
+			return fmt.Errorf("twophase: rank %d announced %d bytes but listed %d", s, e.srcBytes[s], sum)
+		}
+	}
+	return nil
+}
+
+// count records the messages of an Alltoall with n-byte blocks: one per
+// peer whose block is not all zeros (what a pairwise exchange would send
+// with nothing to say skipped), self excluded.
+func (e *engine) count(send, recv []byte, n int) {
+	for p := 0; p < e.size; p++ {
+		if p == e.rank {
+			continue
+		}
+		if slices.ContainsFunc(send[p*n:(p+1)*n], func(b byte) bool { return b != 0 }) {
+			e.stats.MsgsSent++
+			e.stats.BytesSent += int64(n)
+		}
+		if slices.ContainsFunc(recv[p*n:(p+1)*n], func(b byte) bool { return b != 0 }) {
+			e.stats.MsgsRecv++
+			e.stats.BytesRecv += int64(n)
+		}
+	}
+}
+
+// countV records the messages of an Alltoallv: one per peer with data.
+func (e *engine) countV(scounts, rcounts []int) {
+	for p := 0; p < e.size; p++ {
+		if p == e.rank {
+			continue
+		}
+		if scounts[p] > 0 {
+			e.stats.MsgsSent++
+			e.stats.BytesSent += int64(scounts[p])
+		}
+		if rcounts[p] > 0 {
+			e.stats.MsgsRecv++
+			e.stats.BytesRecv += int64(rcounts[p])
+		}
+	}
+}
+
+// entry is one requested piece at an aggregator: file range, source rank
+// and where its data sits in the exchange buffer.
+type entry struct {
+	off, n int64
+	src    int
+	at     int64
+}
+
+// entries lists the current round's requested pieces with their data
+// positions (sources in rank order, each source's pieces in file order,
+// data packed the same way), and the same pieces sorted by file offset.
+func (e *engine) entries() (bySrc, sorted []entry) {
+	var at int64
+	for s := 0; s < e.size; s++ {
+		for _, x := range e.src[s] {
+			bySrc = append(bySrc, entry{off: x.off, n: x.n, src: s, at: at})
+			at += x.n
+		}
+	}
+	sorted = slices.Clone(bySrc)
+	// Each source's list is already sorted; a stable sort keeps sources
+	// in rank order on equal offsets.
+	slices.SortStableFunc(sorted, func(a, b entry) int {
+		switch {
+		case a.off < b.off:
+			return -1
+		case a.off > b.off:
+			return 1
+		}
+		return 0
+	})
+	return bySrc, sorted
+}
+
+// shape describes the sorted pieces of a window: the file range they span,
+// whether they leave holes and whether any overlap.
+func shape(sorted []entry) (span Range, holes, overlaps bool) {
+	span = Range{sorted[0].off, sorted[0].off}
+	for _, x := range sorted {
+		switch {
+		case x.off > span.End:
+			holes = true
+		case x.off < span.End:
+			overlaps = true
+		}
+		span.End = max(span.End, x.off+x.n)
+	}
+	return span, holes, overlaps
+}
+
+func since(d *time.Duration, start time.Time) { *d += time.Since(start) }

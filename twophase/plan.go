@@ -1,0 +1,111 @@
+// Package twophase plans and runs ROMIO-style extended two-phase
+// collective I/O: the aggregate access range is split into file domains,
+// one per aggregator; in rounds of at most cb_buffer_size per aggregator,
+// ranks send the (offset, length) pieces that fall into each aggregator's
+// window and then the data (writes), or receive it back (reads), and the
+// aggregators do large contiguous file I/O.
+//
+// Planning (this file) is pure: it depends only on the ranks' access
+// ranges and the hints. Execution (exec.go) runs over a comm.Comm.
+package twophase
+
+// Range is one rank's access: the file bytes [Start, End). Start >= End
+// means the rank accesses nothing.
+type Range struct{ Start, End int64 }
+
+// Empty reports whether the range holds no bytes.
+func (r Range) Empty() bool { return r.Start >= r.End }
+
+// Len is the number of bytes in the range (0 if empty).
+func (r Range) Len() int64 { return max(0, r.End-r.Start) }
+
+// Span returns the smallest range covering every non-empty range, and
+// false if all are empty.
+func Span(ranges []Range) (Range, bool) {
+	var s Range
+	found := false
+	for _, r := range ranges {
+		if r.Empty() {
+			continue
+		}
+		if !found {
+			s, found = r, true
+			continue
+		}
+		s.Start = min(s.Start, r.Start)
+		s.End = max(s.End, r.End)
+	}
+	return s, found
+}
+
+// Interleaved is ROMIO's test for whether collective buffering pays:
+// taking the non-empty ranges in rank order, some range starts before the
+// previous one ends.
+func Interleaved(ranges []Range) bool {
+	prevEnd, have := int64(0), false
+	for _, r := range ranges {
+		if r.Empty() {
+			continue
+		}
+		if have && r.Start < prevEnd {
+			return true
+		}
+		prevEnd, have = r.End, true
+	}
+	return false
+}
+
+// FileDomains splits span into n consecutive domains, one per aggregator,
+// of about equal size but at least minSize bytes, with inner boundaries
+// moved to the nearest multiple of stripe (when stripe > 0) so that no two
+// aggregators write into the same stripe (lock boundaries). Trailing
+// domains may be empty.
+func FileDomains(span Range, n int, minSize, stripe int64) []Range {
+	doms := make([]Range, n)
+	if n <= 0 || span.Empty() {
+		return doms
+	}
+	size := (span.Len() + int64(n) - 1) / int64(n)
+	size = max(size, minSize, 1)
+	prev := span.Start
+	for i := 0; i < n; i++ {
+		end := span.Start + int64(i+1)*size
+		if stripe > 0 && i < n-1 {
+			end = nearestMultiple(end, stripe)
+		}
+		end = min(max(end, prev), span.End)
+		if i == n-1 {
+			end = span.End
+		}
+		doms[i] = Range{prev, end}
+		prev = end
+	}
+	return doms
+}
+
+func nearestMultiple(x, m int64) int64 {
+	lo := x / m * m
+	if x-lo >= m-(x-lo) {
+		return lo + m
+	}
+	return lo
+}
+
+// Rounds is the number of rounds needed when each aggregator moves at most
+// bufSize bytes of its domain per round.
+func Rounds(domains []Range, bufSize int64) int {
+	n := int64(0)
+	for _, d := range domains {
+		n = max(n, (d.Len()+bufSize-1)/bufSize)
+	}
+	return int(n)
+}
+
+// Window is the part of domain d an aggregator handles in round m.
+func Window(d Range, m int, bufSize int64) Range {
+	lo := d.Start + int64(m)*bufSize
+	if lo >= d.End {
+		return Range{}
+	}
+	return Range{lo, min(d.End, lo+bufSize)}
+}

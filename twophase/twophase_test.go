@@ -1,0 +1,252 @@
+package twophase
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/collio/collio/driver"
+	"github.com/collio/collio/driver/ufs"
+	"github.com/collio/collio/internal/comm"
+	"github.com/collio/collio/layout"
+	"github.com/collio/collio/metrics"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+)
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// fileBytesOf returns, for each data byte of an access, its file offset,
+// by expanding the filetype's blocks tile by tile (independent of the
+// streams the engine uses).
+func fileOffsets(a Access) []int64 {
+	var out []int64
+	skip := a.DataStart
+	for tile := int64(0); int64(len(out)) < a.Size; tile++ {
+		for bo, bl := range a.Filetype.Blocks() {
+			for k := int64(0); k < bl && int64(len(out)) < a.Size; k++ {
+				if skip > 0 {
+					skip--
+					continue
+				}
+				out = append(out, a.Disp+tile*a.Filetype.Extent()+bo+k)
+			}
+		}
+	}
+	return out
+}
+
+// memOffsets returns, for each data byte, its offset in the buffer.
+func memOffsets(a Access) []int64 {
+	if a.MemType == nil {
+		out := make([]int64, a.Size)
+		for i := range out {
+			out[i] = int64(i)
+		}
+		return out
+	}
+	var out []int64
+	for k := int64(0); k < a.Count; k++ {
+		for bo, bl := range a.MemType.Blocks() {
+			for i := int64(0); i < bl; i++ {
+				out = append(out, k*a.MemType.Extent()+bo+i)
+			}
+		}
+	}
+	return out
+}
+
+type rankCase struct {
+	access Access
+	data   []byte // the buffer
+}
+
+// runCollective writes (then reads back) every rank's access with the
+// two-phase engine on an in-memory world and returns the file and the
+// per-rank stats.
+func runCollective(t testing.TB, path string, cases []rankCase, aggs []int, buf int64, rmw bool, stripe int64) ([]metrics.Call, error) {
+	n := len(cases)
+	stats := make([]metrics.Call, n)
+	d := ufs.New()
+	err := comm.RunWorldTimeout(n, 0, 60*time.Second, func(c comm.Comm) error {
+		r := c.Rank()
+		f, err := d.Open(path, driver.OpenOptions{Flags: driver.ORdWr | driver.OCreate})
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		ranges := make([]Range, n)
+		for k, rc := range cases {
+			offs := fileOffsets(rc.access)
+			if len(offs) > 0 {
+				ranges[k] = Range{offs[0], offs[len(offs)-1] + 1}
+			}
+		}
+		job := &Job{Comm: c, File: f, Aggregators: aggs, Ranges: ranges, Access: cases[r].access,
+			BufSize: buf, Stripe: stripe, RMW: rmw, Stats: &stats[r]}
+		if err := Write(job); err != nil {
+			return err
+		}
+		if err := c.Barrier(); err != nil {
+			return err
+		}
+		back := cases[r].access
+		back.Buf = make([]byte, len(back.Buf))
+		job.Access = back
+		got, err := Read(job)
+		if err != nil {
+			return err
+		}
+		if got != back.Size {
+			return fmt.Errorf("read %d bytes, want %d", got, back.Size)
+		}
+		for _, m := range memOffsets(back) {
+			if back.Buf[m] != cases[r].data[m] {
+				return fmt.Errorf("read back differs at buffer offset %d", m)
+			}
+		}
+		return nil
+	})
+	return stats, err
+}
+
+// expectedFile is what independent writes of all cases produce.
+func expectedFile(cases []rankCase) []byte {
+	var out []byte
+	for _, rc := range cases {
+		fo, mo := fileOffsets(rc.access), memOffsets(rc.access)
+		for i := range fo {
+			for int64(len(out)) <= fo[i] {
+				out = append(out, 0)
+			}
+			out[fo[i]] = rc.data[mo[i]]
+		}
+	}
+	return out
+}
+
+func fill(n int64, seed int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(seed*31 + i*13 + i/97)
+	}
+	return b
+}
+
+// A coll_perf-like 3-D block distribution written and read through two
+// phases, for several aggregator counts and buffer sizes.
+func TestSubarrayBlocks(t *testing.T) {
+	g := []int{9, 7, 5}
+	for _, np := range []int{1, 3, 4, 6} {
+		for _, naggs := range []int{1, 2, np} {
+			for _, buf := range []int64{7, 64, 1 << 20} {
+				if naggs > np {
+					continue
+				}
+				t.Run(fmt.Sprintf("np%d_aggs%d_buf%d", np, naggs, buf), func(t *testing.T) {
+					cases := make([]rankCase, np)
+					for r := 0; r < np; r++ {
+						// Split the first dimension unevenly.
+						lo, hi := r*g[0]/np, (r+1)*g[0]/np
+						sub := must(layout.Subarray(g, []int{hi - lo, g[1], g[2] - 1}, []int{lo, 0, 1}, layout.OrderC, layout.Int32))
+						size := sub.Size()
+						cases[r] = rankCase{Access{Buf: fill(size, r), Count: size, Filetype: sub, Size: size}, fill(size, r)}
+					}
+					aggs := make([]int, naggs)
+					for i := range aggs {
+						aggs[i] = i * np / naggs
+					}
+					path := filepath.Join(t.TempDir(), "f")
+					stats, err := runCollective(t, path, cases, aggs, buf, true, 0)
+					require.NoError(t, err)
+					got, _ := os.ReadFile(path)
+					require.Equal(t, expectedFile(cases), got)
+					require.Equal(t, naggs, stats[0].Aggregators)
+				})
+			}
+		}
+	}
+}
+
+// Random views, memory layouts, aggregators, buffer sizes and empty
+// contributions: the file equals independent writes and reads return the data.
+func TestRandomCollective(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		np := rapid.IntRange(1, 12).Draw(rt, "np")
+		blk := int64(4 * rapid.IntRange(1, 5).Draw(rt, "blk"))
+		gap := int64(4 * rapid.IntRange(0, 3).Draw(rt, "gap"))
+		cases := make([]rankCase, np)
+		for r := 0; r < np; r++ {
+			// Rank r owns blocks r, r+np, ... of a block-cyclic 1-D file,
+			// with a hole of gap bytes after each block.
+			ft := must(layout.Resized(layout.Bytes(blk), 0, int64(np)*(blk+gap)))
+			nblocks := int64(rapid.IntRange(0, 6).Draw(rt, "nblocks")) // 0: empty contribution
+			size := nblocks * blk
+			a := Access{Count: size, Filetype: ft, Disp: int64(r) * (blk + gap), Size: size}
+			if rapid.Bool().Draw(rt, "noncontig_mem") && size > 0 {
+				a.MemType = must(layout.Vector(int(size/4), 1, 2, layout.Int32))
+				a.Count = 1
+			}
+			if rapid.Bool().Draw(rt, "skip") && size > blk {
+				a.DataStart = blk // start one block into the view
+				a.Size -= blk
+				if a.MemType != nil {
+					a.MemType = must(layout.Vector(int(a.Size/4), 1, 2, layout.Int32))
+				} else {
+					a.Count = a.Size
+				}
+			}
+			memLen := a.Size
+			if a.MemType != nil {
+				memLen = a.MemType.Extent()
+			}
+			buf := fill(memLen, r)
+			a.Buf = append([]byte(nil), buf...)
+			cases[r] = rankCase{a, buf}
+		}
+		naggs := rapid.IntRange(1, np).Draw(rt, "naggs")
+		aggs := rapid.Permutation(seq(np)).Draw(rt, "perm")[:naggs]
+		bufSize := rapid.Int64Range(1, 200).Draw(rt, "cb")
+		rmw := rapid.Bool().Draw(rt, "rmw")
+		stripe := rapid.SampledFrom([]int64{0, 8, 64}).Draw(rt, "stripe")
+		path := filepath.Join(t.TempDir(), "r")
+		if _, err := runCollective(t, path, cases, aggs, bufSize, rmw, stripe); err != nil {
+			rt.Fatal(err)
+		}
+		got, _ := os.ReadFile(path)
+		want := expectedFile(cases)
+		if !bytes.Equal(want, got) {
+			rt.Fatalf("file differs: got %d bytes, want %d", len(got), len(want))
+		}
+	})
+}
+
+func seq(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}
+
+// All ranks contributing nothing is a no-op.
+func TestAllEmpty(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "e")
+	cases := make([]rankCase, 3)
+	for r := range cases {
+		cases[r] = rankCase{Access{Filetype: layout.Byte}, nil}
+	}
+	stats, err := runCollective(t, path, cases, []int{0}, 16, true, 0)
+	require.NoError(t, err)
+	require.Zero(t, stats[0].Rounds)
+	got, _ := os.ReadFile(path)
+	require.Empty(t, got)
+}
