@@ -1,0 +1,79 @@
+package adio
+
+import (
+	"github.com/collio/collio/internal/ioerr"
+	"github.com/collio/collio/layout"
+)
+
+// Access is the memory side of a transfer: Count instances of MemType laid
+// out in Buf from its start (MPI's buf, count, datatype). A nil MemType
+// means Count contiguous bytes.
+type Access struct {
+	Buf     []byte
+	Count   int64
+	MemType *layout.Type
+}
+
+// Bytes is the common case: all of p, contiguous.
+func Bytes(p []byte) Access { return Access{Buf: p, Count: int64(len(p))} }
+
+// Size is the number of data bytes the access moves.
+func (a Access) Size() int64 {
+	if a.MemType == nil {
+		return a.Count
+	}
+	return a.Count * a.MemType.Size()
+}
+
+// contiguous reports whether the data is one run from Buf[0].
+func (a Access) contiguous() bool {
+	return a.MemType == nil || a.MemType.IsContiguous() && a.MemType.LB() == 0
+}
+
+// check validates the access against the buffer and the etype size.
+func (a Access) check(op string, rank int, etype int64) error {
+	bad := func(format string, args ...any) error {
+		e := ioerr.New(ioerr.ErrArg, op, format, args...)
+		e.Rank = rank
+		return e
+	}
+	if a.Count < 0 {
+		return bad("count %d is negative", a.Count)
+	}
+	if a.Size() == 0 {
+		return nil
+	}
+	if a.Buf == nil {
+		return bad("buffer is nil but %d bytes are to be transferred", a.Size())
+	}
+	if a.MemType == nil {
+		if int64(len(a.Buf)) < a.Count {
+			return bad("buffer of %d bytes is shorter than count %d", len(a.Buf), a.Count)
+		}
+	} else {
+		t := a.MemType
+		if t.TrueLB() < 0 {
+			return bad("memory datatype %s reaches %d bytes before the buffer start", t, -t.TrueLB())
+		}
+		need := (a.Count-1)*t.Extent() + t.TrueLB() + t.TrueExtent()
+		if t.Extent() < 0 {
+			return bad("memory datatype %s has a negative extent", t)
+		}
+		if need > int64(len(a.Buf)) {
+			return bad("buffer of %d bytes is too short: %d instances of %s need %d bytes", len(a.Buf), a.Count, t, need)
+		}
+	}
+	if a.Size()%etype != 0 {
+		return bad("transfer of %d bytes is not a whole number of etypes (etype size %d)", a.Size(), etype)
+	}
+	return nil
+}
+
+// stream returns the memory side's data stream.
+func (a Access) stream() *layout.Stream {
+	if a.contiguous() {
+		// One block, so pieces are never cut at element boundaries.
+		return layout.NewStream(layout.Bytes(a.Size()), 0, 1)
+	}
+	return layout.NewStream(a.MemType, 0, a.Count)
+}

@@ -1,0 +1,152 @@
+package adio
+
+import (
+	"encoding/binary"
+	"fmt"
+	"time"
+
+	"github.com/collio/collio/hints"
+	"github.com/collio/collio/internal/agree"
+	"github.com/collio/collio/internal/ioerr"
+	"github.com/collio/collio/metrics"
+	"github.com/collio/collio/twophase"
+)
+
+// Collective transfers. Every rank calls them; every rank returns the same
+// error. The strategy (two-phase, independent, ...) is chosen from the
+// hints and the ranks' access ranges, the same way on every rank.
+
+// WriteAtAll writes a at offset off (etypes) collectively.
+func (f *File) WriteAtAll(a Access, off int64) (int64, error) {
+	return f.collective("write_at_all", true, a, func() int64 { return off }, false)
+}
+
+// ReadAtAll reads into a from offset off (etypes) collectively.
+func (f *File) ReadAtAll(a Access, off int64) (int64, error) {
+	return f.collective("read_at_all", false, a, func() int64 { return off }, false)
+}
+
+// WriteAll writes a at the individual file pointer collectively and
+// advances the pointer.
+func (f *File) WriteAll(a Access) (int64, error) {
+	return f.collective("write_all", true, a, f.Position, true)
+}
+
+// ReadAll reads into a from the individual file pointer collectively and
+// advances the pointer by what was read.
+func (f *File) ReadAll(a Access) (int64, error) {
+	return f.collective("read_all", false, a, f.Position, true)
+}
+
+// Stats returns the metrics of the last collective call on this rank and
+// the totals over all collective calls since open.
+func (f *File) Stats() (last, total metrics.Call) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.last, f.total
+}
+
+func (f *File) collective(op string, write bool, a Access, offset func() int64, advance bool) (int64, error) {
+	if err := f.usable(op); err != nil {
+		return 0, err // a closed or nil file cannot reach its peers
+	}
+	start := time.Now()
+	f.last = metrics.Call{Op: op, Bytes: a.Size()}
+	off := offset()
+	v := f.View()
+	c := &call{f: f, op: op, view: v, access: a, off: off}
+	ranges, err := f.enter(op, v, a, off, f.checkTransfer(op, v, a, off, write))
+	if err != nil {
+		return 0, err
+	}
+	c.ranges = ranges
+	name, reason, err := chooseStrategy(f.hints, write, ranges)
+	if err := f.agree(op, err); err != nil {
+		return 0, err
+	}
+	f.last.Strategy, f.last.Reason = name, reason
+	s := strategies[name]
+	var n int64
+	if write {
+		err = s.write(c)
+		n = a.Size()
+	} else {
+		n, err = s.read(c)
+	}
+	if err := f.agree(op, err); err != nil {
+		return 0, err
+	}
+	f.mu.Lock()
+	if advance {
+		f.fp = off + n/v.Etype.Size()
+	}
+	f.last.Total = time.Since(start)
+	f.total.Add(f.last)
+	f.mu.Unlock()
+	return n, nil
+}
+
+// Operation codes, so ranks can check they are in the same call.
+var opCodes = map[string]int64{"write_at_all": 1, "read_at_all": 2, "write_all": 3, "read_all": 4}
+
+// enter is the first step of every collective transfer. One Allgather,
+// with a deadline (collio_collective_timeout), tells every rank: whether
+// any rank's arguments were bad (then all return that rank's error),
+// whether all ranks are in the same call (operation and call number; a
+// mismatch is ErrNotSame, a rank that never joins a timeout instead of a
+// hang), and the file range [start, end) each rank accesses.
+func (f *File) enter(op string, v View, a Access, off int64, local error) ([]twophase.Range, error) {
+	defer metrics.Timer(&f.last.Plan)()
+	var mine twophase.Range
+	if local == nil && a.Size() > 0 {
+		s, e, err := fileRange(v, off*v.Etype.Size(), a.Size())
+		if err != nil {
+			local = f.wrap(err, op)
+		}
+		mine = twophase.Range{Start: s, End: e}
+	}
+	f.seq++
+	rec := []int64{opCodes[op], f.seq, mine.Start, mine.End, 0}
+	if local != nil {
+		rec[4] = 1
+	}
+	const width = 5
+	send := make([]byte, 8*width)
+	for i, x := range rec {
+		binary.LittleEndian.PutUint64(send[8*i:], uint64(x))
+	}
+	all := make([]byte, len(send)*f.comm.Size())
+	timeout := time.Duration(f.hints.Int(hints.CollioCollectiveTimeout)) * time.Second
+	if err := agree.AllgatherWithin(f.comm, send, all, timeout, op); err != nil {
+		f.broken = ioerr.Wrap(err, op, f.path, f.rank())
+		return nil, f.broken
+	}
+	field := func(r, i int) int64 { return int64(binary.LittleEndian.Uint64(all[8*(width*r+i):])) }
+	failed := false
+	for r := 0; r < f.comm.Size(); r++ {
+		failed = failed || field(r, 4) != 0
+	}
+	if failed {
+		return nil, f.agree(op, local)
+	}
+	ranges := make([]twophase.Range, f.comm.Size())
+	for r := range ranges {
+		if field(r, 0) != field(0, 0) || field(r, 1) != field(0, 1) {
+			// Worded from rank 0's side so every rank reports the same.
+			return nil, &ioerr.Error{Class: ioerr.ErrNotSame, Op: opName(field(0, 0)), Path: f.path, Rank: -1,
+				Msg: fmt.Sprintf("ranks are in different collective calls: rank 0 is in %s (call %d), rank %d in %s (call %d)",
+					opName(field(0, 0)), field(0, 1), r, opName(field(r, 0)), field(r, 1))}
+		}
+		ranges[r] = twophase.Range{Start: field(r, 2), End: field(r, 3)}
+	}
+	return ranges, nil
+}
+
+func opName(code int64) string {
+	for name, c := range opCodes {
+		if c == code {
+			return name
+		}
+	}
+	return fmt.Sprintf("operation %d", code)
+}

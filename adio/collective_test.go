@@ -1,0 +1,136 @@
+package adio
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/collio/collio/hints"
+	"github.com/collio/collio/internal/comm"
+	"github.com/collio/collio/internal/ioerr"
+	"github.com/collio/collio/layout"
+	"github.com/collio/collio/twophase"
+	"github.com/stretchr/testify/require"
+)
+
+func TestChooseStrategy(t *testing.T) {
+	inter := []twophase.Range{{Start: 0, End: 10}, {Start: 5, End: 15}}
+	apart := []twophase.Range{{Start: 0, End: 10}, {Start: 10, End: 20}}
+	cases := []struct {
+		h      map[string]string
+		write  bool
+		ranges []twophase.Range
+		want   string
+	}{
+		{nil, true, inter, "twophase"},
+		{nil, true, apart, "independent"},
+		{map[string]string{"romio_cb_write": "enable"}, true, apart, "twophase"},
+		{map[string]string{"romio_cb_write": "disable"}, true, inter, "independent"},
+		{map[string]string{"romio_cb_write": "disable"}, false, inter, "twophase"},
+		{map[string]string{"romio_cb_read": "disable"}, false, inter, "independent"},
+		{map[string]string{"romio_no_indep_rw": "true", "romio_cb_write": "disable"}, true, apart, "twophase"},
+		{map[string]string{"collio_strategy": "independent", "romio_cb_write": "enable"}, true, inter, "independent"},
+	}
+	for _, tc := range cases {
+		h, err := hints.Resolve(tc.h, hints.Options{Getenv: func(string) string { return "" }})
+		require.NoError(t, err)
+		name, reason, err := chooseStrategy(h, tc.write, tc.ranges)
+		require.NoError(t, err)
+		require.Equal(t, tc.want, name, "hints %v write %v: %s", tc.h, tc.write, reason)
+		require.NotEmpty(t, reason)
+	}
+	h, _ := hints.Resolve(map[string]string{"collio_strategy": "tam"}, hints.Options{Getenv: func(string) string { return "" }})
+	_, _, err := chooseStrategy(h, true, inter)
+	require.ErrorIs(t, err, ioerr.ErrUnsupported)
+	require.Contains(t, err.Error(), "available")
+}
+
+// One rank calling read_all while the others call write_all is an error
+// on every rank, not a hang or a corrupt file.
+func TestMismatchedCollectiveCalls(t *testing.T) {
+	path := tempPath(t, "mm")
+	errs := sameOnAll(t, 3, func(c comm.Comm) error {
+		f, err := Open(c, path, ModeCreate|ModeRdWr, OpenOptions{})
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		buf := make([]byte, 8)
+		if c.Rank() == 2 {
+			_, err = f.ReadAtAll(Bytes(buf), 0)
+		} else {
+			_, err = f.WriteAtAll(Bytes(buf), int64(8*c.Rank()))
+		}
+		return err
+	})
+	require.ErrorIs(t, errs[0], ioerr.ErrNotSame)
+	require.Contains(t, errs[0].Error(), "read_at_all")
+	require.Empty(t, readFile(t, path))
+}
+
+// Ranks that call collectives on different files time out instead of
+// hanging.
+func TestCollectiveOnDifferentFilesTimesOut(t *testing.T) {
+	a, b := tempPath(t, "a"), tempPath(t, "b")
+	world(t, 2, func(c comm.Comm) error {
+		h := map[string]string{"collio_collective_timeout": "1"}
+		fa, err := Open(c, a, ModeCreate|ModeRdWr, OpenOptions{Hints: h})
+		if err != nil {
+			return err
+		}
+		fb, err := Open(c, b, ModeCreate|ModeRdWr, OpenOptions{Hints: h})
+		if err != nil {
+			return err
+		}
+		target := fa
+		if c.Rank() == 1 {
+			target = fb
+		}
+		_, err = target.WriteAtAll(Bytes([]byte{1}), 0)
+		if !errors.Is(err, ioerr.ErrTimeout) {
+			return fmt.Errorf("want a timeout, got %v", err)
+		}
+		if err := target.Close(); !errors.Is(err, ioerr.ErrBadFile) {
+			return fmt.Errorf("close after timeout: %v", err)
+		}
+		return nil
+	})
+}
+
+// Metrics of a two-phase call: rounds, aggregators, messages.
+func TestTwoPhaseStats(t *testing.T) {
+	path := tempPath(t, "st")
+	world(t, 4, func(c comm.Comm) error {
+		h := map[string]string{"cb_buffer_size": "64", "cb_config_list": "*:2", "collio_node_size": "2"}
+		f, err := Open(c, path, ModeCreate|ModeRdWr, OpenOptions{Hints: h})
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		// Interleaved 16-byte records: rank r owns records r, r+4, ...
+		ft := must(layout.Resized(layout.Bytes(16), 0, 64))
+		if err := f.SetView(View{Disp: int64(16 * c.Rank()), Etype: layout.Byte, Filetype: ft}, nil); err != nil {
+			return err
+		}
+		if _, err := f.WriteAtAll(Bytes(rankData(c.Rank(), 256)), 0); err != nil {
+			return err
+		}
+		last, total := f.Stats()
+		if last.Strategy != "twophase" || last.Aggregators != 4 || last.Rounds != 4 || last.Reason != "accesses interleave" {
+			return fmt.Errorf("unexpected stats %v", last)
+		}
+		if last.MsgsSent == 0 || last.BytesSent < 192 || total.Bytes != 256 {
+			return fmt.Errorf("unexpected counts %v", last)
+		}
+		if got := f.Info()["cb_nodes"]; got != "4" {
+			return fmt.Errorf("cb_nodes echoed as %s", got)
+		}
+		return nil
+	})
+	want := []byte{}
+	for r := 0; r < 4; r++ {
+		v := View{Disp: int64(16 * r), Etype: layout.Byte, Filetype: must(layout.Resized(layout.Bytes(16), 0, 64))}
+		want = expected(want, v, 0, rankData(r, 256))
+	}
+	require.Equal(t, want, readFile(t, path))
+}

@@ -1,0 +1,132 @@
+// Package adio is collio's file object: the collective open/close
+// protocol, file views, independent I/O with data sieving, collective
+// entry points, and the agreement on errors that makes every rank return
+// the same outcome from a collective call. It is the layer between the
+// public API (package collio, the C library) and the drivers.
+package adio
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/collio/collio/driver"
+	"github.com/collio/collio/hints"
+	"github.com/collio/collio/internal/agree"
+	"github.com/collio/collio/internal/comm"
+	"github.com/collio/collio/internal/ioerr"
+	"github.com/collio/collio/layout"
+	"github.com/collio/collio/metrics"
+	"github.com/collio/collio/topo"
+)
+
+// File is an open file shared by the ranks of a communicator.
+//
+// Collective methods must be called by every rank in the same order.
+// Independent methods may be called by any rank alone. A File is meant to be
+// used by one goroutine per rank at a time, like an MPI file handle.
+type File struct {
+	comm  comm.Comm // private duplicate of the caller's communicator
+	path  string    // as given by the caller (with any driver prefix)
+	fpath string    // path handed to the driver
+	drv   driver.Driver
+	f     driver.File // nil until opened on ranks that defer their open (romio_no_indep_rw)
+	mode  Mode
+	hints *hints.Set
+
+	nodes  topo.Nodes    // which node each rank runs on
+	aggs   []int         // collective-buffering aggregators, in file-domain order
+	layout driver.Layout // striping, as the file system reports it
+	dopts  driver.OpenOptions
+
+	mu     sync.Mutex // guards the fields below against misuse from several goroutines
+	view   View
+	fp     int64 // individual file pointer, in etypes of the view
+	atomic bool
+	closed bool
+	seq    int64        // collective transfers so far, to detect mismatched calls
+	broken error        // set when a collective timed out: the communicator is unusable
+	last   metrics.Call // the last collective call on this rank
+	total  metrics.Call // all collective calls since open
+
+	// dsWriteOK is false when the file could only be opened write-only, so
+	// data sieving (which reads) cannot be used for writes.
+	dsWriteOK bool
+	// stderr is where COLLIO_PRINT_HINTS output goes; os.Stderr unless a
+	// test replaces it.
+	stderr io.Writer
+}
+
+// Comm returns the file's private communicator.
+func (f *File) Comm() comm.Comm { return f.comm }
+
+// Path returns the path the file was opened with.
+func (f *File) Path() string { return f.path }
+
+// Mode returns the access mode the file was opened with.
+func (f *File) Mode() Mode { return f.mode }
+
+// Hints returns the effective hints.
+func (f *File) Hints() *hints.Set { return f.hints }
+
+// Info returns the effective hints as key/value strings: what the caller
+// asked for, the defaults, and what collio derived at open (for example the
+// striping the file system reports).
+func (f *File) Info() map[string]string { return f.hints.Map() }
+
+// Driver returns the driver that serves this file.
+func (f *File) Driver() driver.Driver { return f.drv }
+
+// DriverFile returns the open driver file, for strategies.
+func (f *File) DriverFile() driver.File { return f.f }
+
+// Layout reports how the file is striped.
+func (f *File) Layout() driver.Layout { return f.layout }
+
+// Aggregators returns the ranks that do collective buffering, in
+// file-domain order.
+func (f *File) Aggregators() []int { return f.aggs }
+
+// Nodes returns which node each rank runs on.
+func (f *File) Nodes() topo.Nodes { return f.nodes }
+
+func (f *File) rank() int { return f.comm.Rank() }
+
+// errf builds an error of class c for operation op on this file and rank.
+func (f *File) errf(c *ioerr.Class, op, format string, args ...any) error {
+	return &ioerr.Error{Class: c, Op: op, Path: f.path, Rank: f.rank(), Msg: fmt.Sprintf(format, args...)}
+}
+
+// wrap classifies an error from a driver for operation op.
+func (f *File) wrap(err error, op string) error {
+	return ioerr.Wrap(err, op, f.path, f.rank())
+}
+
+// usable checks that the file is open.
+func (f *File) usable(op string) error {
+	if f == nil {
+		return ioerr.New(ioerr.ErrBadFile, op, "file is nil")
+	}
+	if f.closed {
+		return f.errf(ioerr.ErrBadFile, op, "file is closed")
+	}
+	if f.broken != nil {
+		return f.errf(ioerr.ErrBadFile, op, "an earlier collective call failed and left the file unusable: %v", f.broken)
+	}
+	return nil
+}
+
+// agree is ioerr.Agree on the file's communicator, adding context.
+func (f *File) agree(op string, err error) error {
+	if err != nil {
+		err = f.wrap(err, op)
+	}
+	return agree.Errors(f.comm, err)
+}
+
+// etypeSize returns the size in bytes of the view's etype.
+func (f *File) etypeSize() int64 { return f.view.Etype.Size() }
+
+var _ = layout.Byte
+var _ = os.Stderr

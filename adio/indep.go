@@ -1,0 +1,165 @@
+package adio
+
+import (
+	"errors"
+
+	"github.com/collio/collio/hints"
+	"github.com/collio/collio/internal/ioerr"
+	"github.com/collio/collio/layout"
+)
+
+// WriteAt writes a at offset off (in etypes of the view) independently.
+// It returns the number of bytes written.
+func (f *File) WriteAt(a Access, off int64) (int64, error) {
+	if err := f.usable("write_at"); err != nil {
+		return 0, err
+	}
+	return f.writeAt("write_at", f.View(), a, off)
+}
+
+// ReadAt reads into a from offset off (in etypes of the view)
+// independently. It returns the number of bytes read, fewer than a.Size()
+// only at end of file.
+func (f *File) ReadAt(a Access, off int64) (int64, error) {
+	if err := f.usable("read_at"); err != nil {
+		return 0, err
+	}
+	return f.readAt("read_at", f.View(), a, off)
+}
+
+// checkTransfer validates an independent transfer before any I/O.
+func (f *File) checkTransfer(op string, v View, a Access, off int64, write bool) error {
+	switch {
+	case write && !f.mode.canWrite():
+		return f.errf(ioerr.ErrReadOnly, op, "file was opened read-only")
+	case !write && !f.mode.canRead():
+		return f.errf(ioerr.ErrAccess, op, "file was opened write-only")
+	case off < 0:
+		return f.errf(ioerr.ErrArg, op, "offset %d is negative", off)
+	}
+	if err := a.check(op, f.rank(), v.Etype.Size()); err != nil {
+		var e *ioerr.Error
+		if errors.As(err, &e) {
+			e.Path = f.path
+		}
+		return err
+	}
+	if a.Size() > 0 && v.Filetype.Size() == 0 {
+		return f.errf(ioerr.ErrArg, op, "the view's filetype selects no data, so %d bytes cannot be transferred", a.Size())
+	}
+	return nil
+}
+
+// walk calls fn for each run of the transfer that is contiguous in memory
+// and in the file, in file order (views are monotonic).
+func walk(v View, a Access, off int64, fn func(piece) error) error {
+	fs := v.stream()
+	if err := fs.SeekData(off * v.Etype.Size()); err != nil {
+		return err
+	}
+	return layout.Zip(a.stream(), fs, a.Size(), func(m, fo, n int64) error {
+		return fn(piece{mem: m, file: fo, n: n})
+	})
+}
+
+// fileRange returns the first byte and the end of the file range that a
+// transfer of n data bytes at data position pos touches.
+func fileRange(v View, pos, n int64) (start, end int64, err error) {
+	s := v.stream()
+	if err = s.SeekData(pos); err != nil {
+		return 0, 0, err
+	}
+	start, _, _ = s.Next(1)
+	if err = s.SeekData(pos + n - 1); err != nil {
+		return 0, 0, err
+	}
+	last, _, _ := s.Next(1)
+	return start, last + 1, nil
+}
+
+// lockAtomic takes the lock that makes a transfer atomic (MPI atomic
+// mode): the whole file range it touches. It returns the unlock function.
+func (f *File) lockAtomic(v View, a Access, off int64, exclusive bool) (func(), error) {
+	start, end, err := fileRange(v, off*v.Etype.Size(), a.Size())
+	if err != nil {
+		return nil, err
+	}
+	if err := f.f.Lock(start, end-start, exclusive); err != nil {
+		return nil, err
+	}
+	return func() { f.f.Unlock(start, end-start) }, nil
+}
+
+func (f *File) writeAt(op string, v View, a Access, off int64) (int64, error) {
+	if err := f.checkTransfer(op, v, a, off, true); err != nil {
+		return 0, err
+	}
+	if a.Size() == 0 {
+		return 0, nil
+	}
+	if err := f.ensureOpen(op); err != nil {
+		return 0, err
+	}
+	f.mu.Lock()
+	atomic := f.atomic
+	f.mu.Unlock()
+	if atomic {
+		unlock, err := f.lockAtomic(v, a, off, true)
+		if err != nil {
+			return 0, f.wrap(err, op)
+		}
+		defer unlock()
+	}
+	b := &batcher{
+		f:       f.f,
+		mem:     a.Buf,
+		sieve:   f.dsWriteOK && f.hints.Enum(hints.RomioDSWrite) != "disable",
+		bufSize: f.hints.Int(hints.IndWrBufferSize),
+		lock:    !atomic,
+	}
+	err := walk(v, a, off, func(p piece) error { return b.add(p, b.flushWrite) })
+	if err == nil {
+		err = b.flushWrite()
+	}
+	if err != nil {
+		return 0, f.wrap(err, op)
+	}
+	return a.Size(), nil
+}
+
+func (f *File) readAt(op string, v View, a Access, off int64) (int64, error) {
+	if err := f.checkTransfer(op, v, a, off, false); err != nil {
+		return 0, err
+	}
+	if a.Size() == 0 {
+		return 0, nil
+	}
+	if err := f.ensureOpen(op); err != nil {
+		return 0, err
+	}
+	f.mu.Lock()
+	atomic := f.atomic
+	f.mu.Unlock()
+	if atomic {
+		unlock, err := f.lockAtomic(v, a, off, false)
+		if err != nil {
+			return 0, f.wrap(err, op)
+		}
+		defer unlock()
+	}
+	b := &batcher{
+		f:       f.f,
+		mem:     a.Buf,
+		sieve:   f.hints.Enum(hints.RomioDSRead) != "disable",
+		bufSize: f.hints.Int(hints.IndRdBufferSize),
+	}
+	var got int64
+	err := walk(v, a, off, func(p piece) error { return b.add(p, func() error { return b.flushRead(&got) }) })
+	if err == nil {
+		err = b.flushRead(&got)
+	}
+	if err != nil && !errors.Is(err, errShort) {
+		return got, f.wrap(err, op)
+	}
+	return got, nil
+}

@@ -1,0 +1,158 @@
+package adio
+
+import (
+	"fmt"
+
+	"github.com/collio/collio/driver"
+	"github.com/collio/collio/internal/comm"
+	"github.com/collio/collio/internal/ioerr"
+)
+
+// Sync flushes every rank's writes to storage (collective).
+func (f *File) Sync() error {
+	if err := f.usable("sync"); err != nil {
+		return err
+	}
+	var err error
+	if f.mode.canWrite() && f.f != nil {
+		err = f.f.Sync()
+	}
+	return f.agree("sync", err)
+}
+
+// Size returns the file size in bytes.
+func (f *File) Size() (int64, error) {
+	if err := f.usable("get_size"); err != nil {
+		return 0, err
+	}
+	n, err := f.sizeShared()
+	return n, f.wrap(err, "get_size")
+}
+
+// SetSize truncates or extends the file to size bytes (collective; every
+// rank must pass the same size).
+func (f *File) SetSize(size int64) error {
+	return f.rootSizeOp("set_size", size, func() error { return f.f.Truncate(size) })
+}
+
+// Preallocate makes sure the first size bytes of the file have storage
+// reserved, extending the file if it is shorter (collective; every rank must
+// pass the same size).
+func (f *File) Preallocate(size int64) error {
+	return f.rootSizeOp("preallocate", size, func() error {
+		if size == 0 {
+			return nil
+		}
+		return f.f.Allocate(0, size)
+	})
+}
+
+// rootSizeOp checks size, checks that every rank passed the same one, and
+// has rank 0 apply op: one rank changing the size avoids racing truncates.
+func (f *File) rootSizeOp(op string, size int64, apply func() error) error {
+	if err := f.usable(op); err != nil {
+		return err
+	}
+	var err error
+	switch {
+	case size < 0:
+		err = f.errf(ioerr.ErrArg, op, "size %d is negative", size)
+	case !f.mode.canWrite():
+		err = f.errf(ioerr.ErrReadOnly, op, "file was opened read-only")
+	}
+	if err := f.agree(op, err); err != nil {
+		return err
+	}
+	if err := f.checkSame(op, size, "size"); err != nil {
+		return err
+	}
+	err = nil
+	if f.rank() == 0 {
+		if err = f.ensureOpen(op); err == nil {
+			err = apply()
+		}
+	}
+	return f.agree(op, err)
+}
+
+// checkSame returns ErrNotSame on every rank if ranks passed different values.
+func (f *File) checkSame(op string, v int64, what string) error {
+	out := make([]int64, 2)
+	if err := f.comm.AllreduceInt64([]int64{v, -v}, out, comm.OpMax); err != nil {
+		return f.wrap(err, op)
+	}
+	if out[0] != -out[1] {
+		return &ioerr.Error{Class: ioerr.ErrNotSame, Op: op, Path: f.path, Rank: -1,
+			Msg: fmt.Sprintf("ranks passed different %s values (from %d to %d)", what, -out[1], out[0])}
+	}
+	return nil
+}
+
+// SetAtomicity turns MPI atomic mode on or off (collective). In atomic
+// mode each independent transfer holds a byte-range lock over the file
+// range it touches, so concurrent conflicting accesses are serialised.
+func (f *File) SetAtomicity(on bool) error {
+	if err := f.usable("set_atomicity"); err != nil {
+		return err
+	}
+	v := int64(0)
+	if on {
+		v = 1
+	}
+	if err := f.checkSame("set_atomicity", v, "atomicity"); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	f.atomic = on
+	f.mu.Unlock()
+	return nil
+}
+
+// Atomicity reports whether atomic mode is on.
+func (f *File) Atomicity() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.atomic
+}
+
+// Close closes the file on every rank (collective). With
+// ModeDeleteOnClose, rank 0 deletes the file once every rank has closed it.
+func (f *File) Close() error {
+	if f != nil && !f.closed && f.broken != nil {
+		// The peers may be stuck in the failed call: close locally only.
+		f.closed = true
+		f.closeDriverFile()
+		return f.errf(ioerr.ErrBadFile, "close", "closed locally after an earlier collective call failed: %v", f.broken)
+	}
+	if err := f.usable("close"); err != nil {
+		return err
+	}
+	f.closed = true
+	err := f.agree("close", f.closeDriverFile())
+	if err == nil && f.mode&ModeDeleteOnClose != 0 {
+		var derr error
+		if f.rank() == 0 {
+			derr = f.drv.Delete(f.fpath)
+		}
+		err = f.agree("close", derr)
+	}
+	if ferr := f.comm.Free(); err == nil && ferr != nil {
+		err = f.wrap(ferr, "close")
+	}
+	return err
+}
+
+// Delete removes a file (independent, like MPI_File_delete).
+func Delete(path string) error {
+	drv, p, err := driver.Resolve(path)
+	if err != nil {
+		return ioerr.Wrap(err, "delete", path, -1)
+	}
+	if err := drv.Delete(p); err != nil {
+		if ioerr.ClassOf(err) == ioerr.ErrNotFound {
+			return &ioerr.Error{Class: ioerr.ErrNotFound, Op: "delete", Path: path, Rank: -1, Err: err, Msg: "file does not exist"}
+		}
+		return ioerr.Wrap(err, "delete", path, -1)
+	}
+	return nil
+}

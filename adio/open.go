@@ -1,0 +1,326 @@
+package adio
+
+import (
+	"encoding/binary"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+	"strconv"
+
+	"github.com/collio/collio/driver"
+	"github.com/collio/collio/hints"
+	"github.com/collio/collio/internal/comm"
+	"github.com/collio/collio/internal/ioerr"
+	"github.com/collio/collio/topo"
+)
+
+// OpenOptions are the optional inputs of Open.
+type OpenOptions struct {
+	// Hints are the caller's hints (MPI_Info key/value pairs).
+	Hints map[string]string
+	// Lenient makes invalid hint values warnings instead of errors (the C
+	// interposer's behaviour).
+	Lenient bool
+	// Getenv reads environment variables (ROMIO_HINTS, COLLIO_PRINT_HINTS);
+	// nil means os.Getenv.
+	Getenv func(string) string
+	// Stderr receives COLLIO_PRINT_HINTS output and warnings on rank 0; nil
+	// means os.Stderr.
+	Stderr io.Writer
+}
+
+// Open opens path collectively on every rank of c. Every rank must pass
+// the same path, mode and hints (hints that must agree are checked); every
+// rank returns the same error if any rank fails, and then nothing stays
+// open.
+func Open(c comm.Comm, path string, mode Mode, opts OpenOptions) (*File, error) {
+	if c == nil {
+		return nil, ioerr.New(ioerr.ErrArg, "open", "communicator is nil")
+	}
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	stderr := opts.Stderr
+	if stderr == nil {
+		stderr = os.Stderr
+	}
+	// A private communicator keeps collio's messages apart from the
+	// application's, as ROMIO does.
+	dc, err := c.Dup()
+	if err != nil {
+		return nil, ioerr.Wrap(err, "open", path, c.Rank())
+	}
+	f := &File{comm: dc, path: path, mode: mode, view: DefaultView(), dsWriteOK: true, stderr: stderr}
+	if err := f.open(opts, getenv); err != nil {
+		dc.Free()
+		return nil, err
+	}
+	return f, nil
+}
+
+func (f *File) open(opts OpenOptions, getenv func(string) string) error {
+	// Local checks first; one agreement reports the first failure everywhere.
+	err := f.mode.check()
+	if err == nil && f.path == "" {
+		err = ioerr.New(ioerr.ErrArg, "open", "path is empty")
+	}
+	if err == nil {
+		f.hints, err = hints.Resolve(opts.Hints, hints.Options{Lenient: opts.Lenient, Getenv: getenv})
+	}
+	if err == nil {
+		f.drv, f.fpath, err = driver.Resolve(f.path)
+	}
+	if err := f.agree("open", err); err != nil {
+		return err
+	}
+	if err := f.checkSameMode(); err != nil {
+		return err
+	}
+	if err := hints.CheckSame(f.comm, f.hints); err != nil {
+		return err
+	}
+	aggWarning, err := f.placeAggregators()
+	if err != nil {
+		return err
+	}
+	if err := f.openDriverFiles(); err != nil {
+		return err
+	}
+	if err := f.shareLayout(); err != nil {
+		f.closeDriverFile()
+		return err
+	}
+	if err := f.deriveHints(); err != nil {
+		f.closeDriverFile()
+		return err
+	}
+	if f.mode&ModeAppend != 0 {
+		size, err := f.sizeShared()
+		if err := f.agree("open", err); err != nil {
+			f.closeDriverFile()
+			return err
+		}
+		f.fp = size // the default view counts in bytes
+	}
+	if aggWarning != "" {
+		f.hints = f.hints.WithWarning(aggWarning)
+	}
+	if f.rank() == 0 {
+		for _, w := range f.hints.Warnings() {
+			io.WriteString(f.stderr, "collio: warning: "+w+"\n")
+		}
+		if v := getenv("COLLIO_PRINT_HINTS"); v != "" && v != "0" {
+			io.WriteString(f.stderr, "collio: effective hints for "+f.path+":\n")
+			f.hints.Fprint(f.stderr)
+		}
+	}
+	return nil
+}
+
+// checkSameMode rejects an open where ranks passed different access modes.
+func (f *File) checkSameMode() error {
+	in := []int64{int64(f.mode), -int64(f.mode)}
+	out := make([]int64, 2)
+	if err := f.comm.AllreduceInt64(in, out, comm.OpMax); err != nil {
+		return f.wrap(err, "open")
+	}
+	if out[0] != -out[1] {
+		return &ioerr.Error{Class: ioerr.ErrNotSame, Op: "open", Path: f.path, Rank: -1,
+			Msg: "ranks passed different access modes"}
+	}
+	return nil
+}
+
+// openDriverFiles opens the file on every rank. When creating, rank 0
+// creates it first (with excl if asked) so that exactly one rank can win an
+// exclusive create; the others then open the existing file.
+//
+// With romio_no_indep_rw only the aggregators open the file now (ROMIO's
+// deferred open); other ranks open it if they ever need it (ensureOpen).
+func (f *File) openDriverFiles() error {
+	f.dopts = driver.OpenOptions{Perm: 0o644, Layout: f.requestedLayout(), Params: f.hints.Map()}
+	creator := 0
+	deferred := f.hints.Bool(hints.RomioNoIndepRW)
+	if deferred {
+		creator = f.aggs[0]
+	}
+	creating := f.mode&ModeCreate != 0
+	if creating {
+		var err error
+		if f.rank() == creator {
+			err = f.openLocal(driver.OCreate | f.exclFlag())
+		}
+		if err := f.agree("open", err); err != nil {
+			return err
+		}
+	}
+	var err error
+	if (!creating || f.rank() != creator) && (!deferred || f.isAggregator()) {
+		err = f.openLocal(0)
+	}
+	if err := f.agree("open", err); err != nil {
+		f.closeDriverFile()
+		return err
+	}
+	return nil
+}
+
+// isAggregator reports whether this rank is a collective-buffering aggregator.
+func (f *File) isAggregator() bool { return slices.Contains(f.aggs, f.rank()) }
+
+// ensureOpen opens the file on a rank that deferred its open, when an
+// independent operation needs it.
+func (f *File) ensureOpen(op string) error {
+	if f.f != nil {
+		return nil
+	}
+	if err := f.openLocal(0); err != nil {
+		return ioerr.Wrap(err, op, f.path, f.rank())
+	}
+	return nil
+}
+
+func (f *File) closeDriverFile() error {
+	if f.f == nil {
+		return nil
+	}
+	err := f.f.Close()
+	f.f = nil
+	return err
+}
+
+// placeAggregators finds the nodes and picks the aggregators from cb_nodes
+// and cb_config_list (ROMIO's rules; default one per node). It returns a
+// warning when the list matched no host.
+func (f *File) placeAggregators() (string, error) {
+	nodes, err := topo.Discover(f.comm, int(f.hints.Int(hints.CollioNodeSize)))
+	var list []hints.ConfigEntry
+	if err == nil {
+		list, err = hints.ParseConfigList(f.hints.String(hints.CBConfigList))
+	}
+	if err := f.agree("open", err); err != nil {
+		return "", err
+	}
+	aggs, warning := topo.Aggregators(nodes, int(f.hints.Int(hints.CBNodes)), list)
+	f.nodes, f.aggs = nodes, aggs
+	return warning, nil
+}
+
+// shareLayout has the first rank that opened the file report its striping
+// to all, so ranks that deferred their open know it too.
+func (f *File) shareLayout() error {
+	var b [24]byte
+	root := 0
+	if f.hints.Bool(hints.RomioNoIndepRW) {
+		root = f.aggs[0]
+	}
+	if f.rank() == root {
+		l := f.f.Layout()
+		binary.LittleEndian.PutUint64(b[:], uint64(l.StripeSize))
+		binary.LittleEndian.PutUint64(b[8:], uint64(int64(l.StripeCount)))
+		binary.LittleEndian.PutUint64(b[16:], uint64(int64(l.StartTarget)))
+	}
+	if err := f.comm.Bcast(b[:], root); err != nil {
+		return f.wrap(err, "open")
+	}
+	f.layout = driver.Layout{
+		StripeSize:  int64(binary.LittleEndian.Uint64(b[:])),
+		StripeCount: int(int64(binary.LittleEndian.Uint64(b[8:]))),
+		StartTarget: int(int64(binary.LittleEndian.Uint64(b[16:]))),
+	}
+	return nil
+}
+
+// sizeShared returns the file size, opening the file if this rank
+// deferred its open.
+func (f *File) sizeShared() (int64, error) {
+	if err := f.ensureOpen("get_size"); err != nil {
+		return 0, err
+	}
+	return f.f.Size()
+}
+
+func (f *File) exclFlag() int {
+	if f.mode&ModeExcl != 0 {
+		return driver.OExcl
+	}
+	return 0
+}
+
+// openLocal opens the driver file on this rank. A writer opens read-write
+// so that data sieving can read the holes it rewrites; if that is refused
+// it opens write-only and does without data sieving, as ROMIO does.
+func (f *File) openLocal(extra int) error {
+	dopts := f.dopts
+	dopts.Flags = f.mode.osFlags() | extra
+	file, err := f.drv.Open(f.fpath, dopts)
+	if err != nil && f.mode&ModeWrOnly != 0 && errors.Is(err, fs.ErrPermission) {
+		dopts.Flags = driver.OWrOnly | extra
+		file, err = f.drv.Open(f.fpath, dopts)
+		f.dsWriteOK = false
+	}
+	if err != nil {
+		return f.openError(err)
+	}
+	f.f = file
+	return nil
+}
+
+// openError words the common open failures so users see what to fix.
+func (f *File) openError(err error) error {
+	switch ioerr.ClassOf(err) {
+	case ioerr.ErrNotFound:
+		if f.mode&ModeCreate == 0 {
+			return &ioerr.Error{Class: ioerr.ErrNotFound, Op: "open", Path: f.path, Rank: f.rank(), Err: err,
+				Msg: "file does not exist (open without create)"}
+		}
+		return &ioerr.Error{Class: ioerr.ErrNotFound, Op: "open", Path: f.path, Rank: f.rank(), Err: err,
+			Msg: "cannot create: the directory does not exist"}
+	case ioerr.ErrExists:
+		return &ioerr.Error{Class: ioerr.ErrExists, Op: "open", Path: f.path, Rank: f.rank(), Err: err,
+			Msg: "file exists and excl was given"}
+	case ioerr.ErrAccess:
+		return &ioerr.Error{Class: ioerr.ErrAccess, Op: "open", Path: f.path, Rank: f.rank(), Err: err,
+			Msg: "permission denied (check the file's and the directory's permissions)"}
+	}
+	return f.wrap(err, "open")
+}
+
+// requestedLayout is the striping asked for through hints, for drivers
+// that set layouts at create.
+func (f *File) requestedLayout() driver.Layout {
+	return driver.Layout{
+		StripeSize:  f.hints.Int(hints.StripingUnit),
+		StripeCount: int(f.hints.Int(hints.StripingFactor)),
+		StartTarget: int(f.hints.Int(hints.StartIODevice)),
+	}
+}
+
+// deriveHints records values collio computed at open as effective hints:
+// the striping the file system reports and the number of ranks.
+func (f *File) deriveHints() error {
+	set := f.hints
+	var err error
+	with := func(key, value string) {
+		if err == nil {
+			set, err = set.With(key, value)
+		}
+	}
+	if l := f.layout; l.StripeSize > 0 {
+		with(hints.StripingUnit, strconv.FormatInt(l.StripeSize, 10))
+		with(hints.StripingFactor, strconv.Itoa(l.StripeCount))
+		if l.StartTarget >= 0 {
+			with(hints.StartIODevice, strconv.Itoa(l.StartTarget))
+		}
+	}
+	// As in ROMIO, cb_nodes reports the aggregators actually used.
+	with(hints.CBNodes, strconv.Itoa(len(f.aggs)))
+	if err := f.agree("open", err); err != nil {
+		return err
+	}
+	f.hints = set
+	return nil
+}

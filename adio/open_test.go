@@ -1,0 +1,159 @@
+package adio
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/collio/collio/internal/comm"
+	"github.com/collio/collio/internal/ioerr"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestOpenCreateCloseDelete(t *testing.T) {
+	path := tempPath(t, "f")
+	world(t, 4, func(c comm.Comm) error {
+		f, err := Open(c, path, ModeCreate|ModeRdWr, OpenOptions{})
+		if err != nil {
+			return err
+		}
+		if _, err := f.WriteAt(Bytes([]byte{byte('a' + c.Rank())}), int64(c.Rank())); err != nil {
+			return err
+		}
+		return f.Close()
+	})
+	require.Equal(t, "abcd", string(readFile(t, path)))
+	require.NoError(t, Delete(path))
+	err := Delete(path)
+	require.ErrorIs(t, err, ioerr.ErrNotFound)
+}
+
+func TestOpenErrorsAgreeOnEveryRank(t *testing.T) {
+	dir := t.TempDir()
+	existing := filepath.Join(dir, "exists")
+	require.NoError(t, os.WriteFile(existing, []byte("keep"), 0o644))
+	regular := filepath.Join(dir, "regular")
+	require.NoError(t, os.WriteFile(regular, nil, 0o644))
+
+	cases := []struct {
+		name  string
+		path  string
+		mode  Mode
+		hints map[string]string
+		class *ioerr.Class
+		words []string
+	}{
+		{"missing without create", filepath.Join(dir, "missing"), ModeRdOnly, nil, ioerr.ErrNotFound, []string{"does not exist", "without create"}},
+		{"exclusive create of existing", existing, ModeCreate | ModeExcl | ModeWrOnly, nil, ioerr.ErrExists, []string{"exists"}},
+		{"directory missing", filepath.Join(dir, "nodir", "f"), ModeCreate | ModeWrOnly, nil, ioerr.ErrNotFound, []string{"directory"}},
+		{"path under a regular file", filepath.Join(regular, "f"), ModeCreate | ModeWrOnly, nil, ioerr.ErrNotFound, nil},
+		{"rdonly with create", filepath.Join(dir, "x"), ModeRdOnly | ModeCreate, nil, ioerr.ErrAmode, []string{"rdonly"}},
+		{"two access modes", filepath.Join(dir, "x"), ModeRdOnly | ModeWrOnly, nil, ioerr.ErrAmode, []string{"exactly one"}},
+		{"bad hint value", existing, ModeRdOnly, map[string]string{"romio_cb_write": "sometimes"}, ioerr.ErrBadHint, []string{"romio_cb_write", "enable", "disable", "automatic"}},
+		{"bad size hint", existing, ModeRdOnly, map[string]string{"cb_buffer_size": "-4"}, ioerr.ErrBadHint, []string{"cb_buffer_size"}},
+		{"empty path", "", ModeRdOnly, nil, ioerr.ErrArg, []string{"empty"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			errs := sameOnAll(t, 3, func(c comm.Comm) error {
+				f, err := Open(c, tc.path, tc.mode, OpenOptions{Hints: tc.hints})
+				if err == nil {
+					f.Close()
+				}
+				return err
+			})
+			require.Error(t, errs[0])
+			require.ErrorIs(t, errs[0], tc.class, "got %v", errs[0])
+			for _, w := range tc.words {
+				assert.Contains(t, errs[0].Error(), w)
+			}
+		})
+	}
+	require.Equal(t, "keep", string(readFile(t, existing)))
+	_, err := os.Stat(filepath.Join(dir, "x"))
+	require.True(t, errors.Is(err, os.ErrNotExist), "nothing created by failed opens")
+}
+
+func TestOpenMismatchesBetweenRanks(t *testing.T) {
+	path := tempPath(t, "f")
+	errs := sameOnAll(t, 4, func(c comm.Comm) error {
+		h := map[string]string{"cb_buffer_size": "16m"}
+		if c.Rank() >= 2 {
+			h["cb_buffer_size"] = "8m"
+		}
+		f, err := Open(c, path, ModeCreate|ModeWrOnly, OpenOptions{Hints: h})
+		if err == nil {
+			f.Close()
+		}
+		return err
+	})
+	require.ErrorIs(t, errs[0], ioerr.ErrNotSame)
+	require.Contains(t, errs[0].Error(), "cb_buffer_size")
+	require.Contains(t, errs[0].Error(), "2")
+
+	errs = sameOnAll(t, 3, func(c comm.Comm) error {
+		mode := ModeCreate | ModeWrOnly
+		if c.Rank() == 1 {
+			mode = ModeCreate | ModeRdWr
+		}
+		f, err := Open(c, path, mode, OpenOptions{})
+		if err == nil {
+			f.Close()
+		}
+		return err
+	})
+	require.ErrorIs(t, errs[0], ioerr.ErrNotSame)
+}
+
+func TestInfoShowsEffectiveHints(t *testing.T) {
+	path := tempPath(t, "f")
+	var sb strings.Builder
+	world(t, 3, func(c comm.Comm) error {
+		opts := OpenOptions{
+			Hints:  map[string]string{"cb_buffer_size": "1m", "my_own_key": "kept"},
+			Getenv: func(k string) string { return map[string]string{"COLLIO_PRINT_HINTS": "1"}[k] },
+		}
+		if c.Rank() == 0 {
+			opts.Stderr = &sb
+		}
+		f, err := Open(c, path, ModeCreate|ModeWrOnly, opts)
+		if err != nil {
+			return err
+		}
+		info := f.Info()
+		if info["cb_buffer_size"] != "1048576" || info["my_own_key"] != "kept" || info["cb_nodes"] != "1" ||
+			info["romio_cb_write"] != "automatic" {
+			return errors.New("unexpected info: " + strings.Join([]string{info["cb_buffer_size"], info["my_own_key"], info["cb_nodes"], info["romio_cb_write"]}, ","))
+		}
+		return f.Close()
+	})
+	require.Contains(t, sb.String(), "cb_buffer_size")
+	require.Contains(t, sb.String(), "1048576")
+}
+
+func TestDeleteOnCloseAndAppend(t *testing.T) {
+	path := tempPath(t, "f")
+	require.NoError(t, os.WriteFile(path, []byte("0123"), 0o644))
+	world(t, 2, func(c comm.Comm) error {
+		f, err := Open(c, path, ModeWrOnly|ModeAppend, OpenOptions{})
+		if err != nil {
+			return err
+		}
+		if f.Position() != 4 {
+			return errors.New("append mode must start at end of file")
+		}
+		return f.Close()
+	})
+	world(t, 2, func(c comm.Comm) error {
+		f, err := Open(c, path, ModeRdWr|ModeDeleteOnClose, OpenOptions{})
+		if err != nil {
+			return err
+		}
+		return f.Close()
+	})
+	_, err := os.Stat(path)
+	require.ErrorIs(t, err, os.ErrNotExist)
+}

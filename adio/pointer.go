@@ -1,0 +1,119 @@
+package adio
+
+import (
+	"io"
+
+	"github.com/collio/collio/internal/ioerr"
+)
+
+// Write writes a at the individual file pointer and advances it.
+func (f *File) Write(a Access) (int64, error) {
+	if err := f.usable("write"); err != nil {
+		return 0, err
+	}
+	return f.atPointer(a, func(off int64) (int64, error) { return f.writeAt("write", f.View(), a, off) })
+}
+
+// Read reads into a from the individual file pointer and advances it by
+// the data actually read.
+func (f *File) Read(a Access) (int64, error) {
+	if err := f.usable("read"); err != nil {
+		return 0, err
+	}
+	return f.atPointer(a, func(off int64) (int64, error) { return f.readAt("read", f.View(), a, off) })
+}
+
+// atPointer runs a transfer at the individual file pointer and advances
+// the pointer by the whole etypes moved.
+func (f *File) atPointer(a Access, do func(off int64) (int64, error)) (int64, error) {
+	f.mu.Lock()
+	off := f.fp
+	f.mu.Unlock()
+	n, err := do(off)
+	f.mu.Lock()
+	f.fp = off + n/f.etypeSize()
+	f.mu.Unlock()
+	return n, err
+}
+
+// Seek moves the individual file pointer, in etypes of the view, relative
+// to the start (io.SeekStart), the current position (io.SeekCurrent) or
+// the end of file as seen through the view (io.SeekEnd). It returns the new
+// position.
+func (f *File) Seek(off int64, whence int) (int64, error) {
+	if err := f.usable("seek"); err != nil {
+		return 0, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var base int64
+	switch whence {
+	case io.SeekStart:
+	case io.SeekCurrent:
+		base = f.fp
+	case io.SeekEnd:
+		size, err := f.sizeShared()
+		if err != nil {
+			return 0, f.wrap(err, "seek")
+		}
+		base = dataBefore(f.view, size) / f.view.Etype.Size()
+	default:
+		return 0, f.errf(ioerr.ErrArg, "seek", "whence %d is not io.SeekStart, io.SeekCurrent or io.SeekEnd", whence)
+	}
+	if base+off < 0 {
+		return 0, f.errf(ioerr.ErrArg, "seek", "resulting offset %d is negative", base+off)
+	}
+	f.fp = base + off
+	return f.fp, nil
+}
+
+// Position returns the individual file pointer, in etypes.
+func (f *File) Position() int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.fp
+}
+
+// ByteOffset converts an offset in etypes of the view into an absolute
+// byte offset in the file (MPI_File_get_byte_offset).
+func (f *File) ByteOffset(off int64) (int64, error) {
+	if err := f.usable("get_byte_offset"); err != nil {
+		return 0, err
+	}
+	if off < 0 {
+		return 0, f.errf(ioerr.ErrArg, "get_byte_offset", "offset %d is negative", off)
+	}
+	v := f.View()
+	if v.Filetype.Size() == 0 {
+		return v.Disp, nil
+	}
+	s := v.stream()
+	if err := s.SeekData(off * v.Etype.Size()); err != nil {
+		return 0, f.wrap(err, "get_byte_offset")
+	}
+	b, _, _ := s.Next(1)
+	return b, nil
+}
+
+// dataBefore counts the view's data bytes that lie before file offset end:
+// the view position of end of file. It walks one tile of the filetype.
+func dataBefore(v View, end int64) int64 {
+	ft := v.Filetype
+	if ft.Size() == 0 {
+		return 0
+	}
+	rel := end - v.Disp
+	if rel <= ft.LB() {
+		return 0
+	}
+	k := (rel - ft.LB()) / ft.Extent()
+	in := rel - k*ft.Extent()
+	data := k * ft.Size()
+	for off, n := range ft.Blocks() {
+		if off >= in {
+			break
+		}
+		data += min(n, in-off)
+	}
+	return data
+}

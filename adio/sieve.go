@@ -1,0 +1,160 @@
+package adio
+
+import (
+	"errors"
+	"io"
+
+	"github.com/collio/collio/driver"
+)
+
+// piece is a run of data that is contiguous both in memory and in the file.
+type piece struct{ mem, file, n int64 }
+
+// maxRunPieces bounds the pieces gathered before a flush, so a view with
+// millions of tiny pieces never builds a million-entry list.
+const maxRunPieces = 4096
+
+// batcher groups the pieces of one transfer, in file order, into batches
+// that one driver call (or one read-modify-write) can serve.
+//
+// With sieving on, a batch is every piece inside a window of at most
+// bufSize bytes of file, holes included: holes are read first and written
+// back unchanged (ROMIO's data sieving), which turns many small writes into
+// one large one. With sieving off, a batch is a run of pieces that are
+// adjacent in the file (one pwritev), and holes are never touched.
+type batcher struct {
+	f       driver.File
+	mem     []byte
+	sieve   bool
+	bufSize int64
+	lock    bool // lock each read-modify-write window (not in atomic mode: the whole range is locked)
+
+	pieces     []piece
+	start, end int64 // file range of the pieces gathered so far
+	data       int64 // their total length
+	window     []byte
+	iov        [][]byte
+}
+
+func (b *batcher) add(p piece, flush func() error) error {
+	if len(b.pieces) > 0 {
+		full := len(b.pieces) >= maxRunPieces
+		if b.sieve {
+			full = full || p.file+p.n-b.start > b.bufSize
+		} else {
+			full = full || p.file != b.end
+		}
+		if full {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	if len(b.pieces) == 0 {
+		b.start = p.file
+		b.data = 0
+	}
+	b.pieces = append(b.pieces, p)
+	b.end = p.file + p.n
+	b.data += p.n
+	return nil
+}
+
+func (b *batcher) reset() { b.pieces = b.pieces[:0] }
+
+// memIOV returns the memory slices of the gathered pieces.
+func (b *batcher) memIOV() [][]byte {
+	b.iov = b.iov[:0]
+	for _, p := range b.pieces {
+		b.iov = append(b.iov, b.mem[p.mem:p.mem+p.n])
+	}
+	return b.iov
+}
+
+// windowBuf returns a buffer for the current window, reused between windows.
+func (b *batcher) windowBuf() []byte {
+	span := b.end - b.start
+	if int64(cap(b.window)) < span {
+		b.window = make([]byte, span)
+	}
+	return b.window[:span]
+}
+
+// flushWrite writes the gathered pieces.
+func (b *batcher) flushWrite() error {
+	if len(b.pieces) == 0 {
+		return nil
+	}
+	defer b.reset()
+	// Every write takes the lock, not only read-modify-writes: another
+	// rank's read-modify-write of a window around our bytes would otherwise
+	// write back what it read before our write landed.
+	if b.lock {
+		if err := b.f.Lock(b.start, b.end-b.start, true); err != nil {
+			return err
+		}
+		defer b.f.Unlock(b.start, b.end-b.start)
+	}
+	if b.data == b.end-b.start {
+		_, err := b.f.WriteV(b.memIOV(), b.start)
+		return err
+	}
+	// Read-modify-write of a window with holes.
+	w := b.windowBuf()
+	n, err := b.f.ReadAt(w, b.start)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	clear(w[n:]) // past end of file the holes are zeros
+	for _, p := range b.pieces {
+		copy(w[p.file-b.start:], b.mem[p.mem:p.mem+p.n])
+	}
+	_, err = b.f.WriteAt(w, b.start)
+	return err
+}
+
+// errShort stops a read walk at end of file.
+var errShort = errors.New("short read")
+
+// flushRead reads the gathered pieces and adds the bytes delivered to
+// *got. It returns errShort once end of file is reached.
+func (b *batcher) flushRead(got *int64) error {
+	if len(b.pieces) == 0 {
+		return nil
+	}
+	defer b.reset()
+	if b.data == b.end-b.start {
+		n, err := b.f.ReadV(b.memIOV(), b.start)
+		*got += int64(n)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		if int64(n) < b.data {
+			return errShort
+		}
+		return nil
+	}
+	if b.lock {
+		if err := b.f.Lock(b.start, b.end-b.start, false); err != nil {
+			return err
+		}
+		defer b.f.Unlock(b.start, b.end-b.start)
+	}
+	w := b.windowBuf()
+	n, err := b.f.ReadAt(w, b.start)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	for _, p := range b.pieces {
+		avail := min(p.n, int64(n)-(p.file-b.start))
+		if avail <= 0 {
+			return errShort
+		}
+		copy(b.mem[p.mem:p.mem+avail], w[p.file-b.start:])
+		*got += avail
+		if avail < p.n {
+			return errShort
+		}
+	}
+	return nil
+}

@@ -1,0 +1,105 @@
+package adio
+
+import (
+	"encoding/binary"
+
+	"github.com/collio/collio/hints"
+	"github.com/collio/collio/internal/ioerr"
+	"github.com/collio/collio/layout"
+)
+
+// View is a file view: the file seen from displacement Disp as the
+// filetype tiled without end; offsets count etypes of the data it selects.
+type View struct {
+	Disp     int64
+	Etype    *layout.Type
+	Filetype *layout.Type
+}
+
+// DefaultView is the view every file starts with: the whole file as bytes.
+func DefaultView() View { return View{Disp: 0, Etype: layout.Byte, Filetype: layout.Byte} }
+
+// Check validates a view against MPI's rules, naming what is wrong.
+func (v View) Check() error {
+	switch {
+	case v.Etype == nil || v.Filetype == nil:
+		return ioerr.New(ioerr.ErrType, "set_view", "etype and filetype must not be nil")
+	case v.Disp < 0:
+		return ioerr.New(ioerr.ErrArg, "set_view", "displacement %d is negative", v.Disp)
+	case v.Etype.Size() <= 0:
+		return ioerr.New(ioerr.ErrType, "set_view", "etype %s has size 0", v.Etype)
+	case v.Filetype.Size()%v.Etype.Size() != 0:
+		return ioerr.New(ioerr.ErrType, "set_view",
+			"filetype size %d is not a multiple of the etype size %d", v.Filetype.Size(), v.Etype.Size())
+	case v.Filetype.Size() > 0 && v.Filetype.Extent() <= 0:
+		return ioerr.New(ioerr.ErrType, "set_view", "filetype extent %d must be positive", v.Filetype.Extent())
+	}
+	if err := v.Etype.CheckFiletype(); err != nil {
+		return ioerr.New(ioerr.ErrType, "set_view", "etype: %v", err)
+	}
+	if err := v.Filetype.CheckFiletype(); err != nil {
+		return ioerr.New(ioerr.ErrType, "set_view", "filetype: %v", err)
+	}
+	if v.Filetype.Size() > 0 && v.Filetype.TrueLB() < 0 {
+		return ioerr.New(ioerr.ErrType, "set_view", "filetype has data at negative displacement %d", v.Filetype.TrueLB())
+	}
+	if v.Filetype.Size() > 0 && (v.Filetype.TrueLB() < v.Filetype.LB() ||
+		v.Filetype.TrueLB()+v.Filetype.TrueExtent() > v.Filetype.UB()) {
+		return ioerr.New(ioerr.ErrType, "set_view",
+			"filetype data [%d, %d) lies outside its extent [%d, %d): tiles would overlap",
+			v.Filetype.TrueLB(), v.Filetype.TrueLB()+v.Filetype.TrueExtent(), v.Filetype.LB(), v.Filetype.UB())
+	}
+	return nil
+}
+
+// stream returns the view's data stream: the filetype tiled from Disp.
+// Tile k covers [Disp + LB + k*Extent, ...).
+func (v View) stream() *layout.Stream {
+	return layout.NewStream(v.Filetype, v.Disp, -1)
+}
+
+// SetView sets the file view collectively. Every rank must pass an etype
+// of the same size; the individual file pointer is reset to zero. Hints
+// that are not open-only may be changed here.
+func (f *File) SetView(v View, hintsIn map[string]string) error {
+	if err := f.usable("set_view"); err != nil {
+		return err
+	}
+	err := v.Check()
+	newHints := f.hints
+	if err == nil && len(hintsIn) > 0 {
+		newHints, err = f.hints.Update(hintsIn, false)
+	}
+	if err := f.agree("set_view", err); err != nil {
+		return err
+	}
+	// MPI requires the same etype (size) on every rank.
+	var mine [8]byte
+	binary.LittleEndian.PutUint64(mine[:], uint64(v.Etype.Size()))
+	all := make([]byte, 8*f.comm.Size())
+	if err := f.comm.Allgather(mine[:], all); err != nil {
+		return f.wrap(err, "set_view")
+	}
+	for r := 0; r < f.comm.Size(); r++ {
+		if s := int64(binary.LittleEndian.Uint64(all[8*r:])); s != v.Etype.Size() {
+			return &ioerr.Error{Class: ioerr.ErrNotSame, Op: "set_view", Path: f.path, Rank: -1,
+				Msg: "ranks passed etypes of different sizes"}
+		}
+	}
+	if len(hintsIn) > 0 {
+		if err := hints.CheckSame(f.comm, newHints); err != nil {
+			return err
+		}
+	}
+	f.mu.Lock()
+	f.view, f.fp, f.hints = v, 0, newHints
+	f.mu.Unlock()
+	return nil
+}
+
+// View returns the current view.
+func (f *File) View() View {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.view
+}

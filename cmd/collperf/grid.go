@@ -1,0 +1,98 @@
+package main
+
+import "fmt"
+
+// dimsCreate factors n ranks into a 3-D grid as balanced as possible, the
+// largest dimension first (like MPI_Dims_create).
+func dimsCreate(n int) [3]int {
+	best := [3]int{n, 1, 1}
+	score := func(d [3]int) int { return max(d[0], d[1], d[2]) - min(d[0], d[1], d[2]) }
+	for a := 1; a <= n; a++ {
+		if n%a != 0 {
+			continue
+		}
+		for b := 1; b <= n/a; b++ {
+			if (n/a)%b != 0 {
+				continue
+			}
+			c := n / a / b
+			d := sortDesc([3]int{a, b, c})
+			if score(d) < score(best) {
+				best = d
+			}
+		}
+	}
+	return best
+}
+
+func sortDesc(d [3]int) [3]int {
+	for i := 0; i < 3; i++ {
+		for j := i + 1; j < 3; j++ {
+			if d[j] > d[i] {
+				d[i], d[j] = d[j], d[i]
+			}
+		}
+	}
+	return d
+}
+
+// block is one rank's part of the global array: start and size per dimension.
+type block struct {
+	start, size [3]int
+}
+
+// decompose splits a global array of dims g over the grid p and returns
+// the block of rank r (row-major rank order). Remainders go to the first
+// ranks of each dimension, so sizes differ by at most one.
+func decompose(g, p [3]int, r int) (block, error) {
+	if r < 0 || r >= p[0]*p[1]*p[2] {
+		return block{}, fmt.Errorf("rank %d outside grid %v", r, p)
+	}
+	coord := [3]int{r / (p[1] * p[2]), r / p[2] % p[1], r % p[2]}
+	var b block
+	for d := 0; d < 3; d++ {
+		base, rem := g[d]/p[d], g[d]%p[d]
+		c := coord[d]
+		b.size[d] = base
+		if c < rem {
+			b.size[d]++
+		}
+		b.start[d] = c*base + min(c, rem)
+	}
+	return b, nil
+}
+
+// elements is the number of array elements in the block.
+func (b block) elements() int { return b.size[0] * b.size[1] * b.size[2] }
+
+// fill writes the global linear index of each element of the block into
+// buf (as little-endian int32, the value coll_perf checks).
+func (b block) fill(g [3]int, buf []int32) {
+	i := 0
+	for x := 0; x < b.size[0]; x++ {
+		for y := 0; y < b.size[1]; y++ {
+			base := ((b.start[0]+x)*g[1]+b.start[1]+y)*g[2] + b.start[2]
+			for z := 0; z < b.size[2]; z++ {
+				buf[i] = int32(base + z)
+				i++
+			}
+		}
+	}
+}
+
+// verify counts elements of buf that differ from what fill writes, and
+// returns the first bad index.
+func (b block) verify(g [3]int, buf []int32) (bad int, first int) {
+	first = -1
+	want := make([]int32, len(buf))
+	b.fill(g, want)
+	for i := range buf {
+		if buf[i] != want[i] {
+			if first < 0 {
+				first = i
+			}
+			bad++
+		}
+	}
+	return bad, first
+}

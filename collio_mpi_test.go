@@ -1,0 +1,954 @@
+package collio_test
+
+// End-to-end tests under MPI: files written through collio must be byte
+// for byte the files the host MPI-IO (Open MPI's OMPIO or ROMIO) writes for
+// the same program, and errors must reach every rank alike. Run them with
+//
+//	MPI_NP=4 go test -count=1 -p 1 -exec $PWD/scripts/mpiexec.sh .
+//
+// (and MPI_NP=3); plain `go test .` runs them as a 1-rank singleton.
+//
+// The reference is Open MPI's default io component, OMPIO, which leaves
+// the bytes nobody wrote as holes (zeros). With OMPI_MCA_io=romio321 the
+// comparison fails: ROMIO 3.2.1's read-modify-write (data sieving and
+// two-phase) stores undefined bytes (0xff here) in the holes of a freshly
+// created file, which MPI permits but which no byte comparison can match.
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/collio/collio"
+	"github.com/collio/collio/internal/comm"
+	"github.com/collio/collio/internal/mpi"
+	"github.com/collio/collio/internal/mpitest"
+)
+
+// ---------------------------------------------------------------------------
+// Keeping the ranks together.
+
+// checkpoint makes the ranks leave the test together: if the test has
+// failed on any rank so far, it stops on every rank here, instead of
+// leaving some ranks waiting in a collective that the failed rank never
+// enters (which mpitest would only end after its agreement timeout).
+func checkpoint(t *testing.T, c comm.Comm) {
+	t.Helper()
+	var bad int64
+	if t.Failed() {
+		bad = 1
+	}
+	out := []int64{0}
+	require.NoError(t, c.AllreduceInt64([]int64{bad}, out, comm.OpMax), "agreeing on the progress of the test")
+	if out[0] != 0 {
+		t.FailNow()
+	}
+}
+
+// together reports err (if any) and then stops every rank if any rank has
+// failed.
+func together(t *testing.T, c comm.Comm, err error, format string, args ...any) {
+	t.Helper()
+	if err != nil {
+		t.Errorf("%s: %v", fmt.Sprintf(format, args...), err)
+	}
+	checkpoint(t, c)
+}
+
+// gatherStrings returns every rank's s, in rank order, on every rank.
+func gatherStrings(t *testing.T, c comm.Comm, s string) []string {
+	t.Helper()
+	var mine [8]byte
+	binary.LittleEndian.PutUint64(mine[:], uint64(len(s)))
+	lens := make([]byte, 8*c.Size())
+	require.NoError(t, c.Allgather(mine[:], lens), "gathering string lengths")
+	counts := make([]int, c.Size())
+	displs := make([]int, c.Size())
+	total := 0
+	for r := range counts {
+		counts[r] = int(binary.LittleEndian.Uint64(lens[8*r:]))
+		displs[r] = total
+		total += counts[r]
+	}
+	recv := make([]byte, total)
+	require.NoError(t, c.Allgatherv([]byte(s), recv, counts, displs), "gathering strings")
+	out := make([]string, c.Size())
+	for r := range out {
+		out[r] = string(recv[displs[r] : displs[r]+counts[r]])
+	}
+	return out
+}
+
+// sumInt64 is the sum of v over the ranks.
+func sumInt64(t *testing.T, c comm.Comm, v int64) int64 {
+	t.Helper()
+	out := []int64{0}
+	require.NoError(t, c.AllreduceInt64([]int64{v}, out, comm.OpSum))
+	return out[0]
+}
+
+// ---------------------------------------------------------------------------
+// Data.
+
+// pattern returns n bytes that depend on the rank, the position and salt,
+// and are never zero, so that data is told apart from the holes of a file.
+func pattern(n, rank, salt int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(1 + (i*131+i/251*17+rank*57+salt*13)%251)
+	}
+	return b
+}
+
+// fillByte prefills read buffers: the holes of a noncontiguous memory
+// type must keep it.
+const fillByte = 0xEE
+
+// firstDiff describes where two files differ.
+func firstDiff(got, want []byte) string {
+	n := min(len(got), len(want))
+	for i := range n {
+		if got[i] != want[i] {
+			return fmt.Sprintf("first difference at byte %d: %#x, want %#x (sizes %d and %d)", i, got[i], want[i], len(got), len(want))
+		}
+	}
+	return fmt.Sprintf("sizes differ: %d, want %d (equal up to %d)", len(got), len(want), n)
+}
+
+// ---------------------------------------------------------------------------
+// View shapes: each rank's view and what it writes, built as MPI datatypes.
+
+// memVector is a noncontiguous memory layout: n instances of
+// MPI_Type_vector(count, blocklen, stride, elem).
+type memVector struct {
+	elem                    mpi.Datatype
+	esize                   int
+	count, blocklen, stride int
+	n                       int
+	dt                      mpi.Datatype // built by prepare
+}
+
+func (m *memVector) extent() int { return ((m.count-1)*m.stride + m.blocklen) * m.esize }
+func (m *memVector) size() int   { return m.count * m.blocklen * m.esize }
+
+// isData reports whether byte i of the buffer is part of the data (not a
+// hole), computed from the vector's parameters, independently of collio.
+func (m *memVector) isData(i int) bool {
+	in := i % m.extent() / m.esize // element within the instance
+	return in%m.stride < m.blocklen
+}
+
+// shape is one rank's part of a view test.
+type shape struct {
+	disp     int64
+	etype    mpi.Datatype // predefined
+	esize    int
+	filetype mpi.Datatype // committed derived type, freed by the test
+	off      int64        // offset of the write, in etypes
+	nbytes   int          // data bytes this rank writes
+	mem      *memVector   // nil: contiguous memory
+}
+
+// units counts the pieces that a write can be split at: etypes for
+// contiguous memory, instances of the memory type otherwise.
+func (sh *shape) units() int {
+	if sh.mem == nil {
+		return sh.nbytes / sh.esize
+	}
+	return sh.mem.n
+}
+
+type shapeCase struct {
+	name  string
+	build func(p, r int) (*shape, error)
+}
+
+// resized is MPI_Type_create_resized that frees the inner type.
+func resized(inner mpi.Datatype, err error, lb, extent int64) (mpi.Datatype, error) {
+	if err != nil {
+		return inner, err
+	}
+	t, err := mpi.TypeResized(inner, lb, extent)
+	if ferr := inner.Free(); err == nil {
+		err = ferr
+	}
+	return t, err
+}
+
+// split returns [lo, hi) of the r-th of p near-equal parts of n.
+func split(n, p, r int) (int, int) { return r * n / p, (r + 1) * n / p }
+
+// grid2 factors p into a 2-D process grid, the larger side first.
+func grid2(p int) (int, int) {
+	a := 1
+	for d := 1; d*d <= p; d++ {
+		if p%d == 0 {
+			a = d
+		}
+	}
+	return p / a, a
+}
+
+// subarrayC: a 7x5x6 array of doubles in C order, split along dimension 0
+// (7 rows do not divide evenly by 3 or 4 ranks); each rank writes a 4x5
+// part of its rows, leaving holes.
+func subarrayC(p, r int) (*shape, error) {
+	lo, hi := split(7, p, r)
+	n0 := hi - lo
+	sub, start := []int{n0, 4, 5}, []int{lo, 1, 1}
+	if n0 == 0 { // more ranks than rows: this rank writes nothing
+		sub, start = []int{1, 4, 5}, []int{0, 1, 1}
+	}
+	ft, err := mpi.TypeSubarray([]int{7, 5, 6}, sub, start, mpi.OrderC, mpi.TypeDouble())
+	return &shape{etype: mpi.TypeDouble(), esize: 8, filetype: ft, nbytes: n0 * 4 * 5 * 8}, err
+}
+
+// subarrayCMem is subarrayC written from memory where every other double
+// is a hole (vector of 5 doubles, stride 2).
+func subarrayCMem(p, r int) (*shape, error) {
+	sh, err := subarrayC(p, r)
+	if err == nil {
+		sh.mem = &memVector{elem: mpi.TypeDouble(), esize: 8, count: 5, blocklen: 1, stride: 2, n: sh.nbytes / 40}
+	}
+	return sh, err
+}
+
+// subarrayFortran: a 6x7x5 array of doubles in Fortran order (dimension 0
+// fastest), split along dimension 1 (7 planes).
+func subarrayFortran(p, r int) (*shape, error) {
+	lo, hi := split(7, p, r)
+	n1 := hi - lo
+	sub, start := []int{4, n1, 5}, []int{2, lo, 0}
+	if n1 == 0 {
+		sub, start = []int{4, 1, 5}, []int{2, 0, 0}
+	}
+	ft, err := mpi.TypeSubarray([]int{6, 7, 5}, sub, start, mpi.OrderFortran, mpi.TypeDouble())
+	return &shape{etype: mpi.TypeDouble(), esize: 8, filetype: ft, nbytes: 4 * n1 * 5 * 8}, err
+}
+
+// vectorStrided: 5 blocks of 3 ints with a stride of 3p+1 ints, each rank
+// displaced by its block; a rank writes 13 ints from offset 2 (ending with
+// a partial block).
+func vectorStrided(p, r int) (*shape, error) {
+	ft, err := mpi.TypeVector(5, 3, 3*p+1, mpi.TypeInt())
+	return &shape{disp: int64(r * 12), etype: mpi.TypeInt(), esize: 4, filetype: ft, off: 2, nbytes: 13 * 4}, err
+}
+
+// irregular lays out 4 groups; in each, every rank has a block of 1 to 5
+// ints after a gap of 0 to 2 ints, lengths and gaps varying with the group
+// and the rank. It returns rank r's blocks.
+func irregular(p, r int) (bls, displs []int) {
+	pos := 0
+	for i := range 4 {
+		for q := range p {
+			pos += (i + q) % 3
+			bl := 1 + (3*i+2*q)%5
+			if q == r {
+				bls = append(bls, bl)
+				displs = append(displs, pos)
+			}
+			pos += bl
+		}
+	}
+	return bls, displs
+}
+
+// indexedIrregular: MPI_Type_indexed with rank r's irregular blocks; the
+// write starts one int into the view.
+func indexedIrregular(p, r int) (*shape, error) {
+	bls, displs := irregular(p, r)
+	n := 0
+	for _, b := range bls {
+		n += b
+	}
+	ft, err := mpi.TypeIndexed(bls, displs, mpi.TypeInt())
+	return &shape{etype: mpi.TypeInt(), esize: 4, filetype: ft, off: 1, nbytes: (n - 1) * 4}, err
+}
+
+// structType is {2 ints at 0, 1 double at 12, 3 shorts at 20}: 22 data
+// bytes in 26, with a hole at 8..12, resized to 28p bytes so that the
+// ranks' tiles (displaced by 28r) interleave.
+func structType(p int) (mpi.Datatype, error) {
+	st, err := mpi.TypeStruct([]int{2, 1, 3}, []int64{0, 12, 20},
+		[]mpi.Datatype{mpi.TypeInt(), mpi.TypeDouble(), mpi.TypeShort()})
+	return resized(st, err, 0, int64(28*p))
+}
+
+// structInterleaved writes 97 bytes from byte 3 of the view: partial tiles
+// at both ends.
+func structInterleaved(p, r int) (*shape, error) {
+	ft, err := structType(p)
+	return &shape{disp: int64(28 * r), etype: mpi.Byte(), esize: 1, filetype: ft, off: 3, nbytes: 97}, err
+}
+
+// structMem writes 6 tiles (132 bytes, etype short) from memory laid out
+// as 22 instances of a vector of 3 shorts with stride 2.
+func structMem(p, r int) (*shape, error) {
+	ft, err := structType(p)
+	return &shape{disp: int64(28 * r), etype: mpi.TypeShort(), esize: 2, filetype: ft, nbytes: 132,
+		mem: &memVector{elem: mpi.TypeShort(), esize: 2, count: 3, blocklen: 1, stride: 2, n: 22}}, err
+}
+
+// darrayC: an 11x10 array of doubles, block-cyclic in both dimensions
+// (CYCLIC(2) x CYCLIC(3)) on a 2-D process grid, C order.
+func darrayC(p, r int) (*shape, error) {
+	g0, g1 := grid2(p)
+	ft, err := mpi.TypeDarray(p, r, []int{11, 10}, []mpi.Distrib{mpi.DistribCyclic, mpi.DistribCyclic},
+		[]int{2, 3}, []int{g0, g1}, mpi.OrderC, mpi.TypeDouble())
+	if err != nil {
+		return nil, err
+	}
+	n, err := ft.Size()
+	return &shape{etype: mpi.TypeDouble(), esize: 8, filetype: ft, nbytes: int(n)}, err
+}
+
+// darrayFortran: a 9x8x3 array of ints, BLOCK x CYCLIC(2) x NONE, Fortran
+// order.
+func darrayFortran(p, r int) (*shape, error) {
+	g0, g1 := grid2(p)
+	ft, err := mpi.TypeDarray(p, r, []int{9, 8, 3},
+		[]mpi.Distrib{mpi.DistribBlock, mpi.DistribCyclic, mpi.DistribNone},
+		[]int{mpi.DargDefault, 2, mpi.DargDefault}, []int{g0, g1, 1}, mpi.OrderFortran, mpi.TypeInt())
+	if err != nil {
+		return nil, err
+	}
+	n, err := ft.Size()
+	return &shape{etype: mpi.TypeInt(), esize: 4, filetype: ft, nbytes: int(n)}, err
+}
+
+// dispEtype8: displacement 100 (not a multiple of the etype), etype
+// double, 3 doubles per rank per tile (indexed block resized to 24p
+// bytes); 17 doubles written from offset 5 etypes.
+func dispEtype8(p, r int) (*shape, error) {
+	ib, err := mpi.TypeIndexedBlock(3, []int{3 * r}, mpi.TypeDouble())
+	ft, err := resized(ib, err, 0, int64(24*p))
+	return &shape{disp: 100, etype: mpi.TypeDouble(), esize: 8, filetype: ft, off: 5, nbytes: 17 * 8}, err
+}
+
+// emptyRank: hindexed blocks of 2 and 3 ints per rank in 40-byte slots;
+// the last rank contributes nothing, the others 3 tiles.
+func emptyRank(p, r int) (*shape, error) {
+	hi, err := mpi.TypeHindexed([]int{2, 3}, []int64{int64(40 * r), int64(40*r + 12)}, mpi.TypeInt())
+	ft, err := resized(hi, err, 0, int64(40*p))
+	n := 3 * 20
+	if r == p-1 {
+		n = 0
+	}
+	return &shape{etype: mpi.TypeInt(), esize: 4, filetype: ft, nbytes: n}, err
+}
+
+var shapeCases = []shapeCase{
+	{"subarray-C", subarrayC},
+	{"subarray-C-memvector", subarrayCMem},
+	{"subarray-Fortran", subarrayFortran},
+	{"vector", vectorStrided},
+	{"indexed", indexedIrregular},
+	{"struct-resized", structInterleaved},
+	{"struct-memvector", structMem},
+	{"darray-C-cyclic", darrayC},
+	{"darray-Fortran-block-cyclic", darrayFortran},
+	{"disp100-etype8", dispEtype8},
+	{"empty-rank", emptyRank},
+}
+
+// ---------------------------------------------------------------------------
+// The equality test.
+
+// writeVariant is one way collio writes the shape's data.
+type writeVariant struct {
+	name       string
+	mode       collio.Mode
+	hints      collio.Hints
+	collective bool
+	atomic     bool
+	twoWrites  bool // split the data in two independent writes
+}
+
+var writeVariants = []writeVariant{
+	{name: "indep", mode: collio.ModeCreate | collio.ModeWrOnly},
+	{name: "coll", mode: collio.ModeCreate | collio.ModeRdWr, collective: true},
+	{name: "nosieve-2w", mode: collio.ModeCreate | collio.ModeWrOnly, twoWrites: true,
+		hints: collio.Hints{"romio_ds_write": "disable"}},
+	{name: "sieve-2w", mode: collio.ModeCreate | collio.ModeRdWr, twoWrites: true,
+		hints: collio.Hints{"romio_ds_write": "enable", "ind_wr_buffer_size": "64"}},
+	{name: "atomic", mode: collio.ModeCreate | collio.ModeRdWr, atomic: true},
+}
+
+// readVariant reads one of the written files back through collio.
+type readVariant struct {
+	file       string // which variant's file ("host" for the host MPI-IO's)
+	hints      collio.Hints
+	collective bool
+}
+
+var readVariants = []readVariant{
+	{file: "indep"},
+	{file: "host", collective: true, hints: collio.Hints{"romio_ds_read": "disable"}},
+	{file: "coll", hints: collio.Hints{"romio_ds_read": "enable", "ind_rd_buffer_size": "64"}},
+}
+
+// TestHostEquality: for every view shape, the files collio writes
+// (independently, collectively, with and without data sieving, in atomic
+// mode) are byte-identical to the file the host MPI-IO's
+// MPI_File_write_at_all writes, and reading them back through collio gives
+// the data written.
+func TestHostEquality(t *testing.T) {
+	for _, sc := range shapeCases {
+		t.Run(sc.name, func(t *testing.T) {
+			mpitest.Run(t, func(t *testing.T, c comm.Comm) { runShape(t, c, sc) })
+		})
+	}
+}
+
+// equalityRun holds one shape's state on one rank.
+type equalityRun struct {
+	t     *testing.T
+	c     comm.Comm
+	sh    *shape
+	etL   *collio.Type
+	ftL   *collio.Type
+	memL  *collio.Type
+	buf   []byte // what is written (memory holes included)
+	want  []byte // what a read into a fillByte-filled buffer must give
+	paths map[string]string
+}
+
+func runShape(t *testing.T, c comm.Comm, sc shapeCase) {
+	p, r := c.Size(), c.Rank()
+	sh, err := sc.build(p, r)
+	if sh != nil && !sh.filetype.IsNull() {
+		t.Cleanup(func() { sh.filetype.Free() })
+	}
+	together(t, c, err, "building the filetype")
+	if sh.mem != nil {
+		m := sh.mem
+		m.dt, err = mpi.TypeVector(m.count, m.blocklen, m.stride, m.elem)
+		if err == nil {
+			t.Cleanup(func() { m.dt.Free() })
+		}
+		together(t, c, err, "building the memory type")
+	}
+	e := &equalityRun{t: t, c: c, sh: sh, paths: map[string]string{}}
+	e.decode()
+	e.makeData()
+
+	dir := mpitest.TempDir(t, c)
+	for _, v := range writeVariants {
+		e.paths[v.name] = filepath.Join(dir, sc.name+"."+v.name)
+		e.writeCollio(v)
+	}
+	e.paths["host"] = filepath.Join(dir, sc.name+".host")
+	e.writeHost()
+	e.compareFiles()
+	for _, rv := range readVariants {
+		e.readBack(rv)
+	}
+}
+
+// decode turns the MPI types into collio's and checks that the decoded
+// filetype has MPI's size and bounds.
+func (e *equalityRun) decode() {
+	t, c, sh := e.t, e.c, e.sh
+	var err error
+	e.etL, err = sh.etype.Layout()
+	together(t, c, err, "decoding the etype")
+	e.ftL, err = sh.filetype.Layout()
+	together(t, c, err, "decoding the filetype")
+	size, err := sh.filetype.Size()
+	together(t, c, err, "MPI_Type_size")
+	lb, ext, err := sh.filetype.Extent()
+	together(t, c, err, "MPI_Type_get_extent")
+	assert.Equal(t, []int64{size, lb, ext}, []int64{e.ftL.Size(), e.ftL.LB(), e.ftL.Extent()},
+		"decoded filetype %v: size, lb, extent differ from MPI's", e.ftL)
+	assert.Equal(t, int64(sh.esize), e.etL.Size(), "decoded etype size")
+	if sh.mem != nil {
+		e.memL, err = sh.mem.dt.Layout()
+		together(t, c, err, "decoding the memory type")
+		assert.Equal(t, []int64{int64(sh.mem.size()), int64(sh.mem.extent())}, []int64{e.memL.Size(), e.memL.Extent()},
+			"decoded memory type: size, extent")
+		if sh.mem.n*sh.mem.size() != sh.nbytes {
+			t.Errorf("test bug: %d memory instances of %d bytes for %d bytes", sh.mem.n, sh.mem.size(), sh.nbytes)
+		}
+	}
+	if sh.nbytes%sh.esize != 0 {
+		t.Errorf("test bug: %d bytes is not a whole number of %d-byte etypes", sh.nbytes, sh.esize)
+	}
+	checkpoint(t, c)
+}
+
+// makeData builds the write buffer and the expected read buffer.
+func (e *equalityRun) makeData() {
+	sh, r := e.sh, e.c.Rank()
+	if sh.mem == nil {
+		e.buf = pattern(sh.nbytes, r, 0)
+		e.want = e.buf
+		return
+	}
+	e.buf = pattern(sh.mem.n*sh.mem.extent(), r, 0)
+	e.want = bytes.Repeat([]byte{fillByte}, len(e.buf))
+	for i := range e.buf {
+		if sh.mem.isData(i) {
+			e.want[i] = e.buf[i]
+		}
+	}
+}
+
+// write writes units [lo, hi) of the data (see shape.units).
+func (e *equalityRun) write(f *collio.File, lo, hi int, collective bool) (int64, error) {
+	sh := e.sh
+	if sh.mem == nil {
+		p := e.buf[lo*sh.esize : hi*sh.esize]
+		off := sh.off + int64(lo)
+		var n int
+		var err error
+		if collective {
+			n, err = f.WriteAtAll(p, off)
+		} else {
+			n, err = f.WriteAt(p, off)
+		}
+		return int64(n), err
+	}
+	m := sh.mem
+	b := collio.Typed(e.buf[lo*m.extent():], hi-lo, e.memL)
+	off := sh.off + int64(lo*m.size()/sh.esize)
+	if collective {
+		return f.WriteAtAllBuffer(b, off)
+	}
+	return f.WriteAtBuffer(b, off)
+}
+
+func (e *equalityRun) writeCollio(v writeVariant) {
+	t, c, sh := e.t, e.c, e.sh
+	f, err := collio.Open(c, e.paths[v.name], v.mode, v.hints)
+	together(t, c, err, "%s: open", v.name)
+	err = f.SetView(sh.disp, e.etL, e.ftL, nil)
+	if err == nil && v.atomic {
+		err = f.SetAtomicity(true)
+		if err == nil && !f.Atomicity() {
+			err = errors.New("Atomicity() is false after SetAtomicity(true)")
+		}
+	}
+	if err != nil {
+		f.Close()
+	}
+	together(t, c, err, "%s: set_view/set_atomicity", v.name)
+	var n int64
+	if v.twoWrites {
+		half := sh.units() / 2
+		n1, err1 := e.write(f, 0, half, false)
+		n2, err2 := e.write(f, half, sh.units(), false)
+		n, err = n1+n2, errors.Join(err1, err2)
+	} else {
+		n, err = e.write(f, 0, sh.units(), v.collective)
+	}
+	if err == nil && n != int64(sh.nbytes) {
+		err = fmt.Errorf("wrote %d bytes, want %d", n, sh.nbytes)
+	}
+	cerr := f.Close()
+	together(t, c, errors.Join(err, cerr), "%s: write", v.name)
+}
+
+func (e *equalityRun) writeHost() {
+	t, c, sh := e.t, e.c, e.sh
+	hf, err := mpi.HostOpen(c.(mpi.Comm), e.paths["host"], mpi.ModeCreate|mpi.ModeWrOnly, nil)
+	together(t, c, err, "host open")
+	err = hf.SetView(sh.disp, sh.etype, sh.filetype, "native", nil)
+	if err != nil {
+		hf.Close()
+	}
+	together(t, c, err, "host set_view")
+	var n int
+	if sh.mem == nil {
+		n, err = hf.WriteAtAll(sh.off, e.buf, sh.nbytes/sh.esize, sh.etype)
+	} else {
+		n, err = hf.WriteAtAll(sh.off, e.buf, sh.mem.n, sh.mem.dt)
+	}
+	if err == nil && n != sh.nbytes {
+		err = fmt.Errorf("host wrote %d bytes, want %d", n, sh.nbytes)
+	}
+	cerr := hf.Close()
+	together(t, c, errors.Join(err, cerr), "host write_at_all")
+}
+
+// compareFiles compares every collio file with the host's on rank 0. The
+// host's file is also checked on its own: its nonzero bytes (the data;
+// holes are zero) must number what all ranks wrote, which also shows that
+// the ranks' views do not overlap.
+func (e *equalityRun) compareFiles() {
+	t, c := e.t, e.c
+	total := sumInt64(t, c, int64(e.sh.nbytes))
+	if c.Rank() == 0 {
+		ref, err := os.ReadFile(e.paths["host"])
+		if err != nil {
+			t.Errorf("reading the host's file: %v", err)
+		}
+		if nz := int64(len(ref) - bytes.Count(ref, []byte{0})); err == nil && nz != total {
+			t.Errorf("the host's file has %d data bytes, the ranks wrote %d", nz, total)
+		}
+		for _, v := range writeVariants {
+			got, err := os.ReadFile(e.paths[v.name])
+			switch {
+			case err != nil:
+				t.Errorf("%s: %v", v.name, err)
+			case !bytes.Equal(got, ref):
+				t.Errorf("%s: file differs from the host MPI-IO's: %s", v.name, firstDiff(got, ref))
+			}
+		}
+	}
+	checkpoint(t, c)
+}
+
+func (e *equalityRun) readBack(rv readVariant) {
+	t, c, sh := e.t, e.c, e.sh
+	name := "read " + rv.file
+	f, err := collio.Open(c, e.paths[rv.file], collio.ModeRdOnly, rv.hints)
+	together(t, c, err, "%s: open", name)
+	err = f.SetView(sh.disp, e.etL, e.ftL, nil)
+	if err != nil {
+		f.Close()
+	}
+	together(t, c, err, "%s: set_view", name)
+	got := bytes.Repeat([]byte{fillByte}, len(e.want))
+	var n int64
+	switch {
+	case sh.mem == nil && rv.collective:
+		var k int
+		k, err = f.ReadAtAll(got, sh.off)
+		n = int64(k)
+	case sh.mem == nil:
+		var k int
+		k, err = f.ReadAt(got, sh.off)
+		n = int64(k)
+	case rv.collective:
+		n, err = f.ReadAtAllBuffer(collio.Typed(got, sh.mem.n, e.memL), sh.off)
+	default:
+		n, err = f.ReadAtBuffer(collio.Typed(got, sh.mem.n, e.memL), sh.off)
+	}
+	cerr := f.Close()
+	together(t, c, errors.Join(err, cerr), "%s", name)
+	assert.Equal(t, int64(sh.nbytes), n, "%s: bytes read", name)
+	if !bytes.Equal(got, e.want) {
+		t.Errorf("%s: data read back differs from the data written: %s", name, firstDiff(got, e.want))
+	}
+	checkpoint(t, c)
+}
+
+// ---------------------------------------------------------------------------
+// Errors under MPI.
+
+// expectError checks that err has the class want and that every rank got
+// the very same error text (for collective calls). It returns the text.
+func expectError(t *testing.T, c comm.Comm, err, want error, what string, sameText bool) string {
+	t.Helper()
+	msg := ""
+	if err == nil {
+		t.Errorf("%s: no error, want %v", what, want)
+	} else {
+		msg = err.Error()
+		if !errors.Is(err, want) {
+			t.Errorf("%s: error %q, want class %v", what, msg, want)
+		}
+	}
+	all := gatherStrings(t, c, msg)
+	for r, m := range all {
+		if m == "" && c.Rank() == 0 {
+			t.Errorf("%s: no error on rank %d", what, r)
+		}
+		if sameText && m != all[0] && c.Rank() == 0 {
+			t.Errorf("%s: rank %d got %q, rank 0 got %q", what, r, m, all[0])
+		}
+	}
+	checkpoint(t, c)
+	return msg
+}
+
+// seed has rank 0 create path with content; every rank returns once the
+// file exists.
+func seed(t *testing.T, c comm.Comm, path string, content []byte) {
+	t.Helper()
+	var err error
+	if c.Rank() == 0 {
+		err = os.WriteFile(path, content, 0o644)
+	}
+	together(t, c, err, "creating %s", path)
+}
+
+// unchanged checks, once every rank got here, that path holds content.
+func unchanged(t *testing.T, c comm.Comm, path string, content []byte) {
+	t.Helper()
+	together(t, c, c.Barrier(), "barrier")
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Errorf("reading %s: %v", path, err)
+	} else if !bytes.Equal(got, content) {
+		t.Errorf("%s changed after failed calls: %s", path, firstDiff(got, content))
+	}
+	checkpoint(t, c)
+}
+
+// absent checks that path was not created.
+func absent(t *testing.T, c comm.Comm, path string) {
+	t.Helper()
+	together(t, c, c.Barrier(), "barrier")
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s exists after a failed open (stat: %v)", path, err)
+	}
+	checkpoint(t, c)
+}
+
+func mpiRun(t *testing.T, name string, fn func(t *testing.T, c comm.Comm)) {
+	t.Run(name, func(t *testing.T) { mpitest.Run(t, fn) })
+}
+
+func TestErrorsUnderMPI(t *testing.T) {
+	content := pattern(300, 9, 9)
+
+	mpiRun(t, "not-found", func(t *testing.T, c comm.Comm) {
+		dir := mpitest.TempDir(t, c)
+		path := filepath.Join(dir, "missing")
+		for _, mode := range []collio.Mode{collio.ModeRdOnly, collio.ModeRdWr, collio.ModeWrOnly} {
+			f, err := collio.Open(c, path, mode, nil)
+			if f != nil {
+				t.Errorf("mode %#x: got a file and %v", mode, err)
+				f.Close()
+			}
+			expectError(t, c, err, collio.ErrNotFound, fmt.Sprintf("open mode %#x", mode), true)
+		}
+		_, err := collio.Open(c, filepath.Join(dir, "nodir", "f"), collio.ModeCreate|collio.ModeWrOnly, nil)
+		expectError(t, c, err, collio.ErrNotFound, "create in a missing directory", true)
+		// The host MPI-IO classes it alike.
+		hf, err := mpi.HostOpen(c.(mpi.Comm), path, mpi.ModeRdOnly, nil)
+		if err == nil {
+			hf.Close()
+		}
+		expectError(t, c, err, collio.ErrNotFound, "host open", false)
+		absent(t, c, path)
+	})
+
+	mpiRun(t, "exists", func(t *testing.T, c comm.Comm) {
+		path := filepath.Join(mpitest.TempDir(t, c), "existing")
+		seed(t, c, path, content)
+		f, err := collio.Open(c, path, collio.ModeCreate|collio.ModeExcl|collio.ModeWrOnly, nil)
+		if f != nil {
+			f.Close()
+		}
+		expectError(t, c, err, collio.ErrExists, "exclusive create", true)
+		unchanged(t, c, path, content)
+	})
+
+	mpiRun(t, "bad-hint", func(t *testing.T, c comm.Comm) {
+		dir := mpitest.TempDir(t, c)
+		fresh := filepath.Join(dir, "fresh")
+		f, err := collio.Open(c, fresh, collio.ModeCreate|collio.ModeWrOnly, collio.Hints{"romio_cb_write": "sometimes"})
+		if f != nil {
+			f.Close()
+		}
+		msg := expectError(t, c, err, collio.ErrBadHint, "open with romio_cb_write=sometimes", true)
+		for _, s := range []string{"romio_cb_write", "sometimes", "enable", "disable", "automatic"} {
+			assert.Contains(t, msg, s)
+		}
+		absent(t, c, fresh)
+
+		// Only the last rank passes a bad value: every rank must fail alike.
+		path := filepath.Join(dir, "existing")
+		seed(t, c, path, content)
+		h := collio.Hints{"ind_wr_buffer_size": "4096"}
+		if c.Rank() == c.Size()-1 {
+			h = collio.Hints{"ind_wr_buffer_size": "-5"}
+		}
+		f, err = collio.Open(c, path, collio.ModeRdWr, h)
+		if f != nil {
+			f.Close()
+		}
+		msg = expectError(t, c, err, collio.ErrBadHint, "open with a bad hint on the last rank", true)
+		assert.Contains(t, msg, "ind_wr_buffer_size")
+
+		// A bad hint at set_view leaves the file and the view as they were.
+		f, err = collio.Open(c, path, collio.ModeRdWr, nil)
+		together(t, c, err, "open")
+		ft, _ := collio.Contiguous(4, collio.Int32)
+		err = f.SetView(8, collio.Int32, ft, collio.Hints{"romio_ds_write": "maybe"})
+		expectError(t, c, err, collio.ErrBadHint, "set_view with romio_ds_write=maybe", true)
+		if disp, et, _ := f.View(); disp != 0 || et.Size() != 1 {
+			t.Errorf("view changed by a failed set_view: disp %d, etype size %d", disp, et.Size())
+		}
+		together(t, c, f.Close(), "close")
+		unchanged(t, c, path, content)
+	})
+
+	mpiRun(t, "hint-not-same", func(t *testing.T, c comm.Comm) {
+		if c.Size() < 2 {
+			t.Skip("needs 2 ranks")
+		}
+		path := filepath.Join(mpitest.TempDir(t, c), "f")
+		last := c.Size() - 1
+		h := collio.Hints{"cb_buffer_size": "1048576"}
+		if c.Rank() == last {
+			h = collio.Hints{"cb_buffer_size": "2097152"}
+		}
+		f, err := collio.Open(c, path, collio.ModeCreate|collio.ModeWrOnly, h)
+		if f != nil {
+			f.Close()
+		}
+		msg := expectError(t, c, err, collio.ErrNotSame, "open with cb_buffer_size differing", true)
+		for _, s := range []string{"cb_buffer_size", fmt.Sprintf("rank %d", last), "1048576", "2097152"} {
+			assert.Contains(t, msg, s)
+		}
+		absent(t, c, path)
+	})
+
+	mpiRun(t, "filetype-not-etype-multiple", func(t *testing.T, c comm.Comm) {
+		path := filepath.Join(mpitest.TempDir(t, c), "f")
+		seed(t, c, path, content)
+		// Every rank but the last passes a valid view (16 bytes of ints
+		// over 8-byte etypes); the last passes 12 bytes.
+		n := 4
+		if c.Rank() == c.Size()-1 {
+			n = 3
+		}
+		ft, err := mpi.TypeContiguous(n, mpi.TypeInt())
+		if err == nil {
+			t.Cleanup(func() { ft.Free() })
+		}
+		together(t, c, err, "MPI_Type_contiguous")
+		ftL, err := ft.Layout()
+		together(t, c, err, "decoding")
+		etL, err := mpi.TypeDouble().Layout()
+		together(t, c, err, "decoding")
+		f, err := collio.Open(c, path, collio.ModeRdWr, nil)
+		together(t, c, err, "open")
+		err = f.SetView(0, etL, ftL, nil)
+		expectError(t, c, err, collio.ErrType, "set_view", true)
+		if disp, et, _ := f.View(); disp != 0 || et.Size() != 1 {
+			t.Errorf("view changed by a failed set_view: disp %d, etype size %d", disp, et.Size())
+		}
+		together(t, c, f.Close(), "close")
+		unchanged(t, c, path, content)
+	})
+
+	mpiRun(t, "read-only", func(t *testing.T, c comm.Comm) {
+		path := filepath.Join(mpitest.TempDir(t, c), "f")
+		seed(t, c, path, content)
+		f, err := collio.Open(c, path, collio.ModeRdOnly, nil)
+		together(t, c, err, "open")
+		junk := pattern(40, c.Rank(), 1)
+		_, err = f.WriteAt(junk, int64(40*c.Rank()))
+		expectError(t, c, err, collio.ErrReadOnly, "write_at", false)
+		_, err = f.Write(junk)
+		expectError(t, c, err, collio.ErrReadOnly, "write", false)
+		_, err = f.WriteAtAll(junk, int64(40*c.Rank()))
+		expectError(t, c, err, collio.ErrReadOnly, "write_at_all", true)
+		_, err = f.WriteAll(junk)
+		expectError(t, c, err, collio.ErrReadOnly, "write_all", true)
+		err = f.SetSize(10)
+		expectError(t, c, err, collio.ErrReadOnly, "set_size", true)
+		// Reading still works and sees the original content.
+		got := make([]byte, len(content))
+		n, err := f.ReadAtAll(got, 0)
+		together(t, c, err, "read_at_all")
+		assert.Equal(t, len(content), n, "bytes read")
+		assert.True(t, bytes.Equal(got, content), "read back: %s", firstDiff(got, content))
+		together(t, c, f.Close(), "close")
+		unchanged(t, c, path, content)
+	})
+}
+
+// TestSievingConcurrentWriters: with data sieving, a rank's
+// read-modify-write of a window with holes must not undo what another
+// rank writes into those holes meanwhile (MPI guarantees that
+// nonoverlapping writes by different ranks all persist, atomic mode or
+// not). Rank 0 writes 16 bytes at 16 of every 64-byte tile (each window is
+// hole-free); rank 1 writes bytes 0..8 and 40..48 (its windows have holes
+// that cover rank 0's bytes). Every iteration writes new values, so an
+// update lost to a stale read-modify-write shows up in the file.
+func TestSievingConcurrentWriters(t *testing.T) {
+	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+		if c.Size() < 2 {
+			t.Skip("needs 2 ranks")
+		}
+		const tile, tiles, iterations = 64, 2048, 60
+		r := c.Rank()
+		tiled := func(blocklens []int, displs []int64) (*collio.Type, error) {
+			hi, err := collio.HIndexed(blocklens, displs, collio.Byte)
+			if err != nil {
+				return nil, err
+			}
+			return collio.Resized(hi, 0, tile)
+		}
+		var ft *collio.Type
+		var err error
+		switch r {
+		case 0:
+			ft, err = tiled([]int{16}, []int64{16})
+		case 1:
+			ft, err = tiled([]int{8, 8}, []int64{0, 40})
+		default:
+			ft, err = collio.Contiguous(1, collio.Byte) // writes nothing
+		}
+		together(t, c, err, "building the view")
+		path := filepath.Join(mpitest.TempDir(t, c), "race")
+		// Rank 0 sieves in 64-byte windows, so each of its windows holds one
+		// piece and no hole; rank 1 in one window over the whole range.
+		// (ind_wr_buffer_size need not agree between ranks.)
+		buf := "64"
+		if r != 0 {
+			buf = "1048576"
+		}
+		f, err := collio.Open(c, path, collio.ModeCreate|collio.ModeRdWr,
+			collio.Hints{"romio_ds_write": "enable", "ind_wr_buffer_size": buf})
+		together(t, c, err, "open")
+		closed := false
+		t.Cleanup(func() {
+			if !closed {
+				f.Close()
+			}
+		})
+		together(t, c, f.SetView(0, collio.Byte, ft, nil), "set_view")
+		lost := 0
+		for it := range iterations {
+			var data []byte
+			switch r {
+			case 0:
+				data = pattern(16*tiles, 0, it)
+			case 1:
+				data = pattern(16*tiles, 1, it)
+			}
+			_, err := f.WriteAt(data, 0)
+			together(t, c, err, "iteration %d: write_at", it)
+			together(t, c, c.Barrier(), "barrier")
+			if r == 0 {
+				file, err := os.ReadFile(path)
+				if err != nil {
+					t.Errorf("iteration %d: %v", it, err)
+				}
+				want0, want1 := pattern(16*tiles, 0, it), pattern(16*tiles, 1, it)
+				for k := range tiles {
+					if len(file) < (k+1)*tile-16 {
+						lost += 2
+						continue
+					}
+					at := file[k*tile:]
+					if !bytes.Equal(at[16:32], want0[16*k:16*k+16]) {
+						lost++
+					}
+					if !bytes.Equal(at[0:8], want1[16*k:16*k+8]) || !bytes.Equal(at[40:48], want1[16*k+8:16*k+16]) {
+						lost++
+					}
+				}
+			}
+			checkpoint(t, c)
+		}
+		closed = true
+		together(t, c, f.Close(), "close")
+		if r == 0 {
+			assert.Zero(t, lost, "blocks lost to concurrent read-modify-write in %d iterations of %d tiles", iterations, tiles)
+		}
+	})
+}

@@ -1,0 +1,12 @@
+package collio_test
+
+import (
+	"testing"
+
+	"github.com/collio/collio/internal/mpitest"
+)
+
+// TestMain runs the package's tests under mpitest: MPI is initialised once,
+// only rank 0's output reaches the terminal and every rank agrees on the
+// result. Without mpirun the tests run as a 1-rank singleton.
+func TestMain(m *testing.M) { mpitest.Main(m) }
