@@ -35,8 +35,31 @@ type engine struct {
 	scounts, sdispls       []int
 	rcounts, rdispls       []int
 
+	// Buffers reused from round to round (a fresh zeroed allocation per
+	// round costs as much as the copy it holds).
+	metaSend, metaRecv bufPool
+	dataSend, dataRecv bufPool
+	window             bufPool
+
 	ioErr error // first file error on this rank; rounds continue so peers never hang
 }
+
+// bufPool is one reusable buffer.
+type bufPool struct{ b []byte }
+
+// get returns a buffer of n bytes with unspecified contents.
+func (p *bufPool) get(n int64) []byte {
+	if int64(cap(p.b)) < n {
+		p.b = make([]byte, n)
+	}
+	return p.b[:n]
+}
+
+// appendTo returns an empty buffer to append to, reusing the storage.
+func (p *bufPool) appendTo() []byte { return p.b[:0] }
+
+// keep remembers a buffer grown by append.
+func (p *bufPool) keep(b []byte) { p.b = b }
 
 // extent is a file range requested by one source rank.
 type extent struct{ off, n int64 }
@@ -133,7 +156,7 @@ func (e *engine) requests(m int) error {
 	e.count(e.countsSend, e.countsRecv, 16)
 
 	// The lists, in peer rank order.
-	var send []byte
+	send := e.metaSend.appendTo()
 	for p := 0; p < e.size; p++ {
 		e.sdispls[p] = len(send)
 		if i := e.domainOf[p]; i >= 0 {
@@ -144,6 +167,7 @@ func (e *engine) requests(m int) error {
 		}
 		e.scounts[p] = len(send) - e.sdispls[p]
 	}
+	e.metaSend.keep(send)
 	total := 0
 	for s := 0; s < e.size; s++ {
 		np := int(binary.LittleEndian.Uint64(e.countsRecv[16*s:]))
@@ -151,7 +175,7 @@ func (e *engine) requests(m int) error {
 		e.rdispls[s], e.rcounts[s] = total, 16*np
 		total += 16 * np
 	}
-	recv := make([]byte, total)
+	recv := e.metaRecv.get(int64(total))
 	if err := e.j.Comm.Alltoallv(send, e.scounts, e.sdispls, recv, e.rcounts, e.rdispls); err != nil {
 		return err
 	}

@@ -94,7 +94,7 @@ func (e *engine) readRound(m int) error {
 		}
 	}
 	if packed {
-		recv = make([]byte, total)
+		recv = e.dataRecv.get(int64(total))
 	}
 	done := metrics.Timer(&e.stats.Shuffle)
 	err := j.Comm.Alltoallv(send, e.scounts, e.sdispls, recv, e.rcounts, e.rdispls)
@@ -128,8 +128,9 @@ func (e *engine) readWindow() []byte {
 	for _, b := range e.srcBytes {
 		total += b
 	}
-	send := make([]byte, total)
+	send := e.dataSend.get(total)
 	if len(sorted) == 0 || e.ioErr != nil {
+		clear(send)
 		return send
 	}
 	span, _, _ := shape(sorted)
@@ -137,16 +138,18 @@ func (e *engine) readWindow() []byte {
 	if e.j.Atomic {
 		if err := f.Lock(span.Start, span.Len(), false); err != nil {
 			e.ioErr = err
+			clear(send)
 			return send
 		}
 		defer f.Unlock(span.Start, span.Len())
 	}
-	win := make([]byte, span.Len())
+	win := e.window.get(span.Len())
 	done := metrics.Timer(&e.stats.IO)
 	n, err := f.ReadAt(win, span.Start)
 	done()
 	if err != nil && !errors.Is(err, io.EOF) {
 		e.ioErr = err
+		clear(send)
 		return send
 	}
 	clear(win[n:]) // past end of file

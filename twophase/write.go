@@ -34,7 +34,7 @@ func (e *engine) writeRound(m int) error {
 	send := j.Access.Buf
 	packed := !e.j.memContiguous()
 	if packed {
-		send = nil
+		send = e.dataSend.appendTo()
 	}
 	for p := 0; p < e.size; p++ {
 		e.scounts[p], e.sdispls[p] = 0, 0
@@ -52,13 +52,16 @@ func (e *engine) writeRound(m int) error {
 			send = append(send, j.Access.Buf[pc.mem:pc.mem+pc.n]...)
 		}
 	}
+	if packed {
+		e.dataSend.keep(send)
+	}
 	total := int64(0)
 	for s := 0; s < e.size; s++ {
 		e.rdispls[s], e.rcounts[s] = int(total), int(e.srcBytes[s])
 		total += e.srcBytes[s]
 	}
 	// Only aggregators hold received data: at most their window per round.
-	recv := make([]byte, total)
+	recv := e.dataRecv.get(total)
 	done := metrics.Timer(&e.stats.Shuffle)
 	err := j.Comm.Alltoallv(send, e.scounts, e.sdispls, recv, e.rcounts, e.rdispls)
 	done()
@@ -105,7 +108,7 @@ func (e *engine) writeWindow(data []byte) error {
 	// Read-modify-write: read the span, lay the pieces over it in rank
 	// order (so on overlaps the higher rank wins, as in ROMIO's atomic
 	// mode), write it back in one call.
-	win := make([]byte, span.Len())
+	win := e.window.get(span.Len()) // without holes the pieces cover all of it
 	if holes {
 		done := metrics.Timer(&e.stats.RMW)
 		n, err := f.ReadAt(win, span.Start)
