@@ -1,6 +1,7 @@
 package twophase
 
 import (
+	"container/heap"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -244,27 +245,61 @@ type entry struct {
 // entries lists the current round's requested pieces with their data
 // positions (sources in rank order, each source's pieces in file order,
 // data packed the same way), and the same pieces sorted by file offset.
+// Each source's list is already sorted, so a k-way heap merge sorts them
+// in O(n log k); ties keep sources in rank order.
 func (e *engine) entries() (bySrc, sorted []entry) {
 	var at int64
+	first := make([]int, e.size+1) // bySrc index of each source's first piece
 	for s := 0; s < e.size; s++ {
+		first[s] = len(bySrc)
 		for _, x := range e.src[s] {
 			bySrc = append(bySrc, entry{off: x.off, n: x.n, src: s, at: at})
 			at += x.n
 		}
 	}
-	sorted = slices.Clone(bySrc)
-	// Each source's list is already sorted; a stable sort keeps sources
-	// in rank order on equal offsets.
-	slices.SortStableFunc(sorted, func(a, b entry) int {
-		switch {
-		case a.off < b.off:
-			return -1
-		case a.off > b.off:
-			return 1
+	first[e.size] = len(bySrc)
+	sorted = make([]entry, 0, len(bySrc))
+	h := mergeHeap{entries: bySrc}
+	for s := 0; s < e.size; s++ {
+		if first[s] < first[s+1] {
+			h.cursors = append(h.cursors, cursor{next: first[s], end: first[s+1]})
 		}
-		return 0
-	})
+	}
+	heap.Init(&h)
+	for h.Len() > 0 {
+		c := &h.cursors[0]
+		sorted = append(sorted, bySrc[c.next])
+		c.next++
+		if c.next == c.end {
+			heap.Pop(&h)
+		} else {
+			heap.Fix(&h, 0)
+		}
+	}
 	return bySrc, sorted
+}
+
+// cursor walks one source's sorted pieces inside bySrc.
+type cursor struct{ next, end int }
+
+// mergeHeap orders source cursors by the offset of their next piece, then
+// by source rank.
+type mergeHeap struct {
+	entries []entry
+	cursors []cursor
+}
+
+func (h *mergeHeap) Len() int { return len(h.cursors) }
+func (h *mergeHeap) Less(i, j int) bool {
+	a, b := h.entries[h.cursors[i].next], h.entries[h.cursors[j].next]
+	return a.off < b.off || a.off == b.off && a.src < b.src
+}
+func (h *mergeHeap) Swap(i, j int) { h.cursors[i], h.cursors[j] = h.cursors[j], h.cursors[i] }
+func (h *mergeHeap) Push(x any)    { h.cursors = append(h.cursors, x.(cursor)) }
+func (h *mergeHeap) Pop() any {
+	c := h.cursors[len(h.cursors)-1]
+	h.cursors = h.cursors[:len(h.cursors)-1]
+	return c
 }
 
 // shape describes the sorted pieces of a window: the file range they span,

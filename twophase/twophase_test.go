@@ -250,3 +250,36 @@ func TestAllEmpty(t *testing.T) {
 	got, _ := os.ReadFile(path)
 	require.Empty(t, got)
 }
+
+// Many ranks: random interleaved block-cyclic views on up to 256
+// in-memory ranks, some empty, random aggregator sets and buffer sizes.
+func TestRandomManyRanks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("many ranks")
+	}
+	rapid.Check(t, func(rt *rapid.T) {
+		np := rapid.SampledFrom([]int{17, 64, 256}).Draw(rt, "np")
+		blk := int64(rapid.IntRange(1, 9).Draw(rt, "blk"))
+		cases := make([]rankCase, np)
+		for r := 0; r < np; r++ {
+			ft := must(layout.Resized(layout.Bytes(blk), 0, int64(np)*blk))
+			size := int64(rapid.IntRange(0, 5).Draw(rt, "nblocks")) * blk
+			a := Access{Count: size, Filetype: ft, Disp: int64(r) * blk, Size: size}
+			buf := fill(size, r)
+			a.Buf = append([]byte(nil), buf...)
+			cases[r] = rankCase{a, buf}
+		}
+		naggs := rapid.IntRange(1, min(np, 32)).Draw(rt, "naggs")
+		aggs := rapid.Permutation(seq(np)).Draw(rt, "perm")[:naggs]
+		// Few rounds: the cost of a round grows with the rank count.
+		bufSize := rapid.Int64Range(blk*int64(np)/4+1, blk*int64(np)*2).Draw(rt, "cb")
+		path := filepath.Join(t.TempDir(), "m")
+		if _, err := runCollective(t, path, cases, aggs, bufSize, rapid.Bool().Draw(rt, "rmw"), 0); err != nil {
+			rt.Fatal(err)
+		}
+		got, _ := os.ReadFile(path)
+		if !bytes.Equal(expectedFile(cases), got) {
+			rt.Fatalf("file differs")
+		}
+	})
+}
