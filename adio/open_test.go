@@ -50,6 +50,8 @@ func TestOpenErrorsAgreeOnEveryRank(t *testing.T) {
 		{"exclusive create of existing", existing, ModeCreate | ModeExcl | ModeWrOnly, nil, ioerr.ErrExists, []string{"exists"}},
 		{"directory missing", filepath.Join(dir, "nodir", "f"), ModeCreate | ModeWrOnly, nil, ioerr.ErrNotFound, []string{"directory"}},
 		{"path under a regular file", filepath.Join(regular, "f"), ModeCreate | ModeWrOnly, nil, ioerr.ErrNotFound, nil},
+		// sysfs refuses new files even to root: an unwritable directory on any Linux machine.
+		{"unwritable directory", "/sys/collio_test_file", ModeCreate | ModeWrOnly, nil, ioerr.ErrAccess, []string{"permission denied"}},
 		{"rdonly with create", filepath.Join(dir, "x"), ModeRdOnly | ModeCreate, nil, ioerr.ErrAmode, []string{"rdonly"}},
 		{"two access modes", filepath.Join(dir, "x"), ModeRdOnly | ModeWrOnly, nil, ioerr.ErrAmode, []string{"exactly one"}},
 		{"bad hint value", existing, ModeRdOnly, map[string]string{"romio_cb_write": "sometimes"}, ioerr.ErrBadHint, []string{"romio_cb_write", "enable", "disable", "automatic"}},
