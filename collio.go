@@ -19,7 +19,9 @@ import (
 	"io"
 
 	"github.com/collio/collio/adio"
-	_ "github.com/collio/collio/driver/ufs" // the default driver
+	_ "github.com/collio/collio/driver/faulty" // faulty: fault injection
+	_ "github.com/collio/collio/driver/sim"    // sim: emulated striped file system
+	_ "github.com/collio/collio/driver/ufs"    // the default driver
 	"github.com/collio/collio/metrics"
 )
 

@@ -141,7 +141,10 @@ func (f *File) checkSameMode() error {
 // With romio_no_indep_rw only the aggregators open the file now (ROMIO's
 // deferred open); other ranks open it if they ever need it (ensureOpen).
 func (f *File) openDriverFiles() error {
-	f.dopts = driver.OpenOptions{Perm: 0o644, Layout: f.requestedLayout(), Params: f.hints.Map()}
+	params := f.hints.Map()
+	// Drivers do not know ranks; fault injection needs to (collio_fault_ranks).
+	params[hints.CollioRank] = strconv.Itoa(f.rank())
+	f.dopts = driver.OpenOptions{Perm: 0o644, Layout: f.requestedLayout(), Params: params}
 	creator := 0
 	deferred := f.hints.Bool(hints.RomioNoIndepRW)
 	if deferred {

@@ -41,6 +41,30 @@ const (
 	CollioStrategy          = "collio_strategy"
 	CollioNodeSize          = "collio_node_size"
 	CollioCollectiveTimeout = "collio_collective_timeout"
+	CollioOverlap           = "collio_overlap"
+)
+
+// Hints of the sim driver (an emulated striped parallel file system).
+const (
+	CollioSimStripeSize  = "collio_sim_stripe_size"
+	CollioSimStripeCount = "collio_sim_stripe_count"
+	CollioSimBandwidth   = "collio_sim_bandwidth"
+	CollioSimLatency     = "collio_sim_latency"
+	CollioSimLockLatency = "collio_sim_lock_latency"
+)
+
+// Hints of the faulty driver (fault injection).
+const (
+	CollioFault      = "collio_fault"
+	CollioFaultRanks = "collio_fault_ranks"
+)
+
+// Driver parameters that are not hints: adio adds them to
+// driver.OpenOptions.Params on each rank.
+const (
+	// CollioRank is the rank (in the file's communicator) of the process
+	// opening the driver file, in decimal.
+	CollioRank = "collio_rank"
 )
 
 // Values shared by several enum hints.

@@ -86,6 +86,27 @@ var Table = []Spec{
 		Doc: "0 = real nodes; n > 0 groups consecutive ranks into virtual nodes of n ranks."},
 	{Key: CollioCollectiveTimeout, Kind: KindInt, Default: "300", Min: 0, MustAgree: true,
 		Doc: "Seconds a rank waits for the others to enter a collective transfer before failing with a timeout error (mismatched collective calls); 0 = wait forever."},
+	{Key: CollioOverlap, Kind: KindEnum, Default: Enable, Allowed: enableDisable, MustAgree: true,
+		Doc: "Overlap each round's file I/O with the next round's exchange on aggregators (two buffers instead of one)."},
+
+	// Hints of the sim driver (sim: prefix). They are read when the file is
+	// created and stored next to it; later opens use the stored values.
+	{Key: CollioSimStripeSize, Kind: KindSize, Default: "1048576", Min: 1, OpenOnly: true,
+		Doc: "sim driver: stripe size of a created file; striping_unit, when set, takes precedence."},
+	{Key: CollioSimStripeCount, Kind: KindInt, Default: "4", Min: 1, Max: 2000, OpenOnly: true,
+		Doc: "sim driver: number of emulated storage targets of a created file; striping_factor, when set, takes precedence."},
+	{Key: CollioSimBandwidth, Kind: KindSize, Default: "209715200", Min: 0, OpenOnly: true,
+		Doc: "sim driver: bandwidth of each emulated target in bytes per second; 0 = unlimited."},
+	{Key: CollioSimLatency, Kind: KindInt, Default: "100", Min: 0, OpenOnly: true,
+		Doc: "sim driver: cost of each request on each target it touches, in microseconds."},
+	{Key: CollioSimLockLatency, Kind: KindInt, Default: "1000", Min: 0, OpenOnly: true,
+		Doc: "sim driver: cost of revoking a stripe lock that another writer (or, for a write, another reader) holds, in microseconds."},
+
+	// Hints of the faulty driver (faulty: prefix).
+	{Key: CollioFault, Kind: KindString, Default: "", OpenOnly: true,
+		Doc: "faulty driver: faults to inject, rules separated by ';': enospc_after=N (bytes, per file), enospc_process_after=N (bytes, per process), eio_call=OP:K (the K-th call of OP fails; K+ = from the K-th on), eio_offset=N (reads and writes touching byte N), short_write=K (or K+), slow=OP:DURATION (e.g. write:50ms). OP is open, write, read, sync, allocate, truncate, size, lock, unlock, close or * (any call on the open file). Checked when the file is opened."},
+	{Key: CollioFaultRanks, Kind: KindString, Default: "", OpenOnly: true,
+		Doc: "faulty driver: comma-separated ranks that collio_fault applies to; empty = all ranks."},
 }
 
 // index maps a key to its position in Table.

@@ -48,7 +48,7 @@ func TestMustAgreeAsSpecified(t *testing.T) {
 			}
 		}
 		switch key {
-		case RomioNoIndepRW, StartIODevice, CollioStrategy, CollioNodeSize, RomioMinFdomainSize, CollioCollectiveTimeout:
+		case RomioNoIndepRW, StartIODevice, CollioStrategy, CollioNodeSize, RomioMinFdomainSize, CollioCollectiveTimeout, CollioOverlap:
 			return true
 		}
 		return false
