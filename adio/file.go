@@ -19,6 +19,7 @@ import (
 	"github.com/collio/collio/layout"
 	"github.com/collio/collio/metrics"
 	"github.com/collio/collio/topo"
+	"github.com/collio/collio/twophase"
 )
 
 // File is an open file shared by the ranks of a communicator.
@@ -49,6 +50,9 @@ type File struct {
 	broken error        // set when a collective timed out: the communicator is unusable
 	last   metrics.Call // the last collective call on this rank
 	total  metrics.Call // all collective calls since open
+	// buffers are the two-phase exchange buffers, kept between calls (they
+	// grow only on aggregators) and dropped at close.
+	buffers twophase.Buffers
 
 	// dsWriteOK is false when the file could only be opened write-only, so
 	// data sieving (which reads) cannot be used for writes.

@@ -6,6 +6,7 @@ import (
 	"github.com/collio/collio/driver"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/ioerr"
+	"github.com/collio/collio/twophase"
 )
 
 // Sync flushes every rank's writes to storage (collective).
@@ -128,6 +129,7 @@ func (f *File) Close() error {
 		return err
 	}
 	f.closed = true
+	f.buffers = twophase.Buffers{}
 	err := f.agree("close", f.closeDriverFile())
 	if err == nil && f.mode&ModeDeleteOnClose != 0 {
 		var derr error

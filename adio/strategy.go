@@ -109,6 +109,8 @@ func (twoPhase) job(c *call) *twophase.Job {
 		Stripe:    f.layout.StripeSize,
 		RMW:       f.dsWriteOK && f.hints.Enum(hints.RomioDSWrite) != hints.Disable,
 		Atomic:    f.Atomicity(),
+		Overlap:   f.hints.Enum(hints.CollioOverlap) == hints.Enable,
+		Buffers:   &f.buffers,
 		Stats:     &f.last,
 	}
 }

@@ -24,9 +24,13 @@ type Call struct {
 	Plan        time.Duration `json:"plan_ns"`         // computing ranges, domains, pieces
 	ReqExchange time.Duration `json:"req_exchange_ns"` // exchanging sizes and (offset, length) lists
 	Shuffle     time.Duration `json:"shuffle_ns"`      // moving data between ranks and aggregators
-	IO          time.Duration `json:"io_ns"`           // file writes or reads (excluding RMW reads)
-	RMW         time.Duration `json:"rmw_ns"`          // reads of read-modify-write
-	Total       time.Duration `json:"total_ns"`        // the whole call
+	IO          time.Duration `json:"io_ns"`           // file writes or reads (excluding RMW reads), busy time
+	RMW         time.Duration `json:"rmw_ns"`          // reads of read-modify-write, busy time
+	// IOWait is the part of IO+RMW the rank waited for: with overlap,
+	// file I/O runs behind the next round's exchange, and only what was not
+	// hidden counts here; without overlap it equals IO+RMW.
+	IOWait time.Duration `json:"io_wait_ns"`
+	Total  time.Duration `json:"total_ns"` // the whole call
 
 	MsgsSent  int64 `json:"msgs_sent"`
 	MsgsRecv  int64 `json:"msgs_recv"`
@@ -45,6 +49,7 @@ func (c *Call) Add(o Call) {
 	c.Shuffle += o.Shuffle
 	c.IO += o.IO
 	c.RMW += o.RMW
+	c.IOWait += o.IOWait
 	c.Total += o.Total
 	c.MsgsSent += o.MsgsSent
 	c.MsgsRecv += o.MsgsRecv
@@ -59,7 +64,7 @@ func Timer(d *time.Duration) func() {
 }
 
 func (c Call) String() string {
-	return fmt.Sprintf("%s via %s (%s): %d bytes, %d rounds, %d aggregators; plan %v, exchange %v, shuffle %v, io %v, rmw %v, total %v; sent %d msgs/%d B, received %d msgs/%d B",
-		c.Op, c.Strategy, c.Reason, c.Bytes, c.Rounds, c.Aggregators, c.Plan, c.ReqExchange, c.Shuffle, c.IO, c.RMW, c.Total,
+	return fmt.Sprintf("%s via %s (%s): %d bytes, %d rounds, %d aggregators; plan %v, exchange %v, shuffle %v, io %v, rmw %v (not hidden %v), total %v; sent %d msgs/%d B, received %d msgs/%d B",
+		c.Op, c.Strategy, c.Reason, c.Bytes, c.Rounds, c.Aggregators, c.Plan, c.ReqExchange, c.Shuffle, c.IO, c.RMW, c.IOWait, c.Total,
 		c.MsgsSent, c.BytesSent, c.MsgsRecv, c.BytesRecv)
 }

@@ -21,28 +21,52 @@ type engine struct {
 	sl       *slicer
 	stats    *metrics.Call
 
-	// This rank's pieces in the current round, per domain, and the data
-	// range [lo, hi) (relative to the access) they cover.
-	mine   [][]piece
-	lo, hi []int64
+	// Two round states: with overlap, the file I/O of one round runs in a
+	// goroutine while the next round is exchanged in the other state.
+	st [2]roundState
 
-	// On aggregators: each source rank's (offset, length) list and byte
-	// count for the current round.
-	src      [][]extent
-	srcBytes []int64
-
-	// Reused exchange buffers.
+	// Exchange bookkeeping, used only by the calling goroutine.
 	countsSend, countsRecv []byte
 	scounts, sdispls       []int
 	rcounts, rdispls       []int
-
-	// Buffers reused from round to round (a fresh zeroed allocation per
-	// round costs as much as the copy it holds).
-	metaSend, metaRecv bufPool
-	dataSend, dataRecv bufPool
-	window             bufPool
+	metaSend, metaRecv     *bufPool
 
 	ioErr error // first file error on this rank; rounds continue so peers never hang
+}
+
+// roundState is what one round needs from its request exchange until its
+// file I/O is done.
+type roundState struct {
+	// This rank's pieces in the round, per domain, and the data range
+	// [lo, hi) (relative to the access) they cover.
+	mine   [][]piece
+	lo, hi []int64
+	// On aggregators: each source rank's (offset, length) list and bytes.
+	src      [][]extent
+	srcBytes []int64
+	bySrc    []entry // the requested pieces, sources in rank order
+	sorted   []entry // the same, by file offset
+
+	// Buffers reused from round to round, and from call to call when the
+	// caller keeps a Buffers (a fresh zeroed allocation per round costs as
+	// much as the copy it holds).
+	send, recv, window *bufPool
+
+	pending chan ioResult // file I/O in flight for this state, or nil
+}
+
+// Buffers are the exchange buffers of a file, kept between collective
+// calls so that aggregators reuse them instead of leaving garbage behind.
+// The zero value is ready; a Buffers must not be used by two calls at once.
+type Buffers struct {
+	st                 [2]struct{ send, recv, window bufPool }
+	metaSend, metaRecv bufPool
+}
+
+// ioResult is the outcome of one round's file I/O.
+type ioResult struct {
+	err     error
+	io, rmw time.Duration
 }
 
 // bufPool is one reusable buffer.
@@ -88,11 +112,20 @@ func newEngine(j *Job) (*engine, error) {
 		e.domainOf[a] = i
 	}
 	e.sl = newSlicer(j)
-	e.mine = make([][]piece, len(e.domains))
-	e.lo = make([]int64, len(e.domains))
-	e.hi = make([]int64, len(e.domains))
-	e.src = make([][]extent, n)
-	e.srcBytes = make([]int64, n)
+	bufs := j.Buffers
+	if bufs == nil {
+		bufs = new(Buffers)
+	}
+	e.metaSend, e.metaRecv = &bufs.metaSend, &bufs.metaRecv
+	for k := range e.st {
+		st := &e.st[k]
+		st.send, st.recv, st.window = &bufs.st[k].send, &bufs.st[k].recv, &bufs.st[k].window
+		st.mine = make([][]piece, len(e.domains))
+		st.lo = make([]int64, len(e.domains))
+		st.hi = make([]int64, len(e.domains))
+		st.src = make([][]extent, n)
+		st.srcBytes = make([]int64, n)
+	}
 	e.countsSend = make([]byte, 16*n)
 	e.countsRecv = make([]byte, 16*n)
 	e.scounts, e.sdispls = make([]int, n), make([]int, n)
@@ -133,11 +166,11 @@ func (e *engine) myDomain() Range { return e.domains[e.domainOf[e.rank]] }
 // requests finds this rank's pieces in every aggregator's window of round
 // m and sends their (offset, length) lists to the aggregators: an
 // Alltoall of (pieces, bytes) per peer, then an Alltoallv of the lists.
-func (e *engine) requests(m int) error {
+func (e *engine) requests(m int, st *roundState) error {
 	done := metrics.Timer(&e.stats.Plan)
 	for i, d := range e.domains {
 		var err error
-		e.mine[i], e.lo[i], e.hi[i], err = e.sl.in(Window(d, m, e.j.BufSize), e.mine[i][:0])
+		st.mine[i], st.lo[i], st.hi[i], err = e.sl.in(Window(d, m, e.j.BufSize), st.mine[i][:0])
 		if err != nil {
 			done()
 			return err
@@ -148,8 +181,8 @@ func (e *engine) requests(m int) error {
 
 	clear(e.countsSend)
 	for i, a := range e.j.Aggregators {
-		binary.LittleEndian.PutUint64(e.countsSend[16*a:], uint64(len(e.mine[i])))
-		binary.LittleEndian.PutUint64(e.countsSend[16*a+8:], uint64(e.hi[i]-e.lo[i]))
+		binary.LittleEndian.PutUint64(e.countsSend[16*a:], uint64(len(st.mine[i])))
+		binary.LittleEndian.PutUint64(e.countsSend[16*a+8:], uint64(st.hi[i]-st.lo[i]))
 	}
 	if err := e.j.Comm.Alltoall(e.countsSend, e.countsRecv, 16); err != nil {
 		return err
@@ -161,7 +194,7 @@ func (e *engine) requests(m int) error {
 	for p := 0; p < e.size; p++ {
 		e.sdispls[p] = len(send)
 		if i := e.domainOf[p]; i >= 0 {
-			for _, pc := range e.mine[i] {
+			for _, pc := range st.mine[i] {
 				send = binary.LittleEndian.AppendUint64(send, uint64(pc.file))
 				send = binary.LittleEndian.AppendUint64(send, uint64(pc.n))
 			}
@@ -172,7 +205,7 @@ func (e *engine) requests(m int) error {
 	total := 0
 	for s := 0; s < e.size; s++ {
 		np := int(binary.LittleEndian.Uint64(e.countsRecv[16*s:]))
-		e.srcBytes[s] = int64(binary.LittleEndian.Uint64(e.countsRecv[16*s+8:]))
+		st.srcBytes[s] = int64(binary.LittleEndian.Uint64(e.countsRecv[16*s+8:]))
 		e.rdispls[s], e.rcounts[s] = total, 16*np
 		total += 16 * np
 	}
@@ -182,18 +215,21 @@ func (e *engine) requests(m int) error {
 	}
 	e.countV(e.scounts, e.rcounts)
 	for s := 0; s < e.size; s++ {
-		e.src[s] = e.src[s][:0]
+		st.src[s] = st.src[s][:0]
 		b := recv[e.rdispls[s] : e.rdispls[s]+e.rcounts[s]]
 		var sum int64
 		for len(b) >= 16 {
 			x := extent{int64(binary.LittleEndian.Uint64(b)), int64(binary.LittleEndian.Uint64(b[8:]))}
-			e.src[s] = append(e.src[s], x)
+			st.src[s] = append(st.src[s], x)
 			sum += x.n
 			b = b[16:]
 		}
-		if sum != e.srcBytes[s] {
-			return fmt.Errorf("twophase: rank %d announced %d bytes but listed %d", s, e.srcBytes[s], sum)
+		if sum != st.srcBytes[s] {
+			return fmt.Errorf("twophase: rank %d announced %d bytes but listed %d", s, st.srcBytes[s], sum)
 		}
+	}
+	if e.aggregator() {
+		st.bySrc, st.sorted = e.entries(st)
 	}
 	return nil
 }
@@ -247,12 +283,12 @@ type entry struct {
 // data packed the same way), and the same pieces sorted by file offset.
 // Each source's list is already sorted, so a k-way heap merge sorts them
 // in O(n log k); ties keep sources in rank order.
-func (e *engine) entries() (bySrc, sorted []entry) {
+func (e *engine) entries(st *roundState) (bySrc, sorted []entry) {
 	var at int64
 	first := make([]int, e.size+1) // bySrc index of each source's first piece
 	for s := 0; s < e.size; s++ {
 		first[s] = len(bySrc)
-		for _, x := range e.src[s] {
+		for _, x := range st.src[s] {
 			bySrc = append(bySrc, entry{off: x.off, n: x.n, src: s, at: at})
 			at += x.n
 		}
@@ -319,3 +355,46 @@ func shape(sorted []entry) (span Range, holes, overlaps bool) {
 }
 
 func since(d *time.Duration, start time.Time) { *d += time.Since(start) }
+
+// startIO runs a round's file I/O, in a goroutine when overlapping.
+func (e *engine) startIO(st *roundState, io func() ioResult) {
+	if !e.j.Overlap {
+		e.finish(io(), 0)
+		return
+	}
+	st.pending = make(chan ioResult, 1)
+	go func() { st.pending <- io() }()
+}
+
+// wait waits for a state's file I/O in flight, if any.
+func (e *engine) wait(st *roundState) {
+	if st.pending == nil {
+		return
+	}
+	start := time.Now()
+	r := <-st.pending
+	st.pending = nil
+	e.finish(r, time.Since(start))
+}
+
+// finish records a round's I/O outcome; waited is how long the caller
+// blocked for it (with overlap; without, all of it was waited for).
+func (e *engine) finish(r ioResult, waited time.Duration) {
+	e.stats.IO += r.io
+	e.stats.RMW += r.rmw
+	if e.j.Overlap {
+		e.stats.IOWait += waited
+	} else {
+		e.stats.IOWait += r.io + r.rmw
+	}
+	if r.err != nil && e.ioErr == nil {
+		e.ioErr = r.err
+	}
+}
+
+// drain waits for all I/O in flight.
+func (e *engine) drain() {
+	for k := range e.st {
+		e.wait(&e.st[k])
+	}
+}

@@ -35,7 +35,12 @@ type Job struct {
 	Stripe      int64 // striping_unit: align domain boundaries to it
 	RMW         bool  // read-modify-write windows with holes (else write each run)
 	Atomic      bool  // lock each window; overlapping writes resolve by rank order
-	Stats       *metrics.Call
+	// Overlap runs each round's file I/O in a goroutine, behind the next
+	// round's exchange (two buffers on aggregators instead of one).
+	Overlap bool
+	// Buffers, when set, keeps exchange buffers between calls.
+	Buffers *Buffers
+	Stats   *metrics.Call
 }
 
 func (j *Job) memContiguous() bool {

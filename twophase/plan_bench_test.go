@@ -37,15 +37,16 @@ func BenchmarkPlanPieces(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/piece")
 		})
 		b.Run(fmt.Sprintf("merge/n=%d", n), func(b *testing.B) {
-			e := &engine{size: 4, src: make([][]extent, 4)}
+			e := &engine{size: 4}
+			st := &roundState{src: make([][]extent, 4)}
 			for s := 0; s < 4; s++ {
 				for k := 0; k < n/4; k++ {
-					e.src[s] = append(e.src[s], extent{off: int64(32*k + 8*s), n: 8})
+					st.src[s] = append(st.src[s], extent{off: int64(32*k + 8*s), n: 8})
 				}
 			}
 			b.ResetTimer()
 			for range b.N {
-				_, sorted := e.entries()
+				_, sorted := e.entries(st)
 				if _, holes, _ := shape(sorted); holes {
 					b.Fatal("unexpected holes")
 				}

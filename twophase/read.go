@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"time"
 
 	"github.com/collio/collio/metrics"
 )
@@ -12,6 +13,9 @@ import (
 // number of bytes read: fewer than the access size only where the access
 // extends past end of file. Every rank of j.Comm must call it with the same
 // Aggregators and Ranges.
+//
+// Rounds are pipelined: the requests of round m+1 are exchanged, and (with
+// overlap) its file reads started, before round m's data is sent back.
 func Read(j *Job) (int64, error) {
 	e, err := newEngine(j)
 	if err != nil {
@@ -20,21 +24,32 @@ func Read(j *Job) (int64, error) {
 	if e.rounds == 0 {
 		return 0, nil
 	}
+	defer e.drain()
 	size, err := e.fileSize()
 	if err != nil {
 		return 0, err
 	}
+	if err := e.prepareRead(0, &e.st[0]); err != nil {
+		return 0, err
+	}
 	for m := 0; m < e.rounds; m++ {
-		if err := e.readRound(m); err != nil {
+		if m+1 < e.rounds {
+			if err := e.prepareRead(m+1, &e.st[(m+1)%2]); err != nil {
+				return 0, err
+			}
+		}
+		st := &e.st[m%2]
+		e.wait(st)
+		if err := e.deliver(st); err != nil {
 			return 0, err
 		}
 	}
+	e.drain()
 	if e.ioErr != nil {
 		return 0, e.ioErr
 	}
 	// Bytes of the access that lie before end of file.
-	fs := j.fileStream()
-	before, err := fs.DataBefore(size)
+	before, err := j.fileStream().DataBefore(size)
 	if err != nil {
 		return 0, err
 	}
@@ -59,21 +74,29 @@ func (e *engine) fileSize() (int64, error) {
 	return int64(binary.LittleEndian.Uint64(b[:])), nil
 }
 
-func (e *engine) readRound(m int) error {
-	if err := e.requests(m); err != nil {
+// prepareRead exchanges round m's requests and, on aggregators, starts
+// reading what was asked for into the state's send buffer.
+func (e *engine) prepareRead(m int, st *roundState) error {
+	if err := e.requests(m, st); err != nil {
 		return err
 	}
-	j := e.j
-	// Aggregators read the span of the round's requests with one call
-	// (data sieving) and pack each source's pieces in its list order.
-	var send []byte
 	if e.aggregator() {
-		send = e.readWindow()
+		e.startIO(st, func() ioResult { return e.readWindow(st) })
 	}
+	return nil
+}
+
+// deliver sends a round's data from the aggregators back to the ranks.
+func (e *engine) deliver(st *roundState) error {
+	j := e.j
+	var send []byte
 	off := 0
 	for s := 0; s < e.size; s++ {
-		e.sdispls[s], e.scounts[s] = off, int(e.srcBytes[s])
-		off += int(e.srcBytes[s])
+		e.sdispls[s], e.scounts[s] = off, int(st.srcBytes[s])
+		off += int(st.srcBytes[s])
+	}
+	if e.aggregator() {
+		send = st.send.b[:off]
 	}
 	// A contiguous user buffer receives in place.
 	recv := j.Access.Buf
@@ -85,16 +108,16 @@ func (e *engine) readRound(m int) error {
 		if i < 0 {
 			continue
 		}
-		e.rcounts[p] = int(e.hi[i] - e.lo[i])
+		e.rcounts[p] = int(st.hi[i] - st.lo[i])
 		if packed {
 			e.rdispls[p] = total
 			total += e.rcounts[p]
 		} else {
-			e.rdispls[p] = int(e.lo[i])
+			e.rdispls[p] = int(st.lo[i])
 		}
 	}
 	if packed {
-		recv = e.dataRecv.get(int64(total))
+		recv = st.recv.get(int64(total))
 	}
 	done := metrics.Timer(&e.stats.Shuffle)
 	err := j.Comm.Alltoallv(send, e.scounts, e.sdispls, recv, e.rcounts, e.rdispls)
@@ -110,7 +133,7 @@ func (e *engine) readRound(m int) error {
 				continue
 			}
 			at := int64(e.rdispls[p])
-			for _, pc := range e.mine[i] {
+			for _, pc := range st.mine[i] {
 				copy(j.Access.Buf[pc.mem:pc.mem+pc.n], recv[at:at+pc.n])
 				at += pc.n
 			}
@@ -119,42 +142,42 @@ func (e *engine) readRound(m int) error {
 	return nil
 }
 
-// readWindow reads what the sources asked for in this round and returns
-// it packed source by source. On a file error it records the error and
-// returns zeros, so the exchange still completes everywhere.
-func (e *engine) readWindow() []byte {
-	bySrc, sorted := e.entries()
+// readWindow reads what the sources asked for in one round into the
+// state's send buffer, packed source by source. On a file error the buffer
+// holds zeros and the error is returned, so the exchange still completes
+// everywhere. It touches only st and the file.
+func (e *engine) readWindow(st *roundState) (r ioResult) {
 	var total int64
-	for _, b := range e.srcBytes {
+	for _, b := range st.srcBytes {
 		total += b
 	}
-	send := e.dataSend.get(total)
-	if len(sorted) == 0 || e.ioErr != nil {
+	send := st.send.get(total)
+	fail := func(err error) ioResult {
 		clear(send)
-		return send
+		r.err = err
+		return r
 	}
-	span, _, _ := shape(sorted)
+	if len(st.sorted) == 0 {
+		return r
+	}
+	span, _, _ := shape(st.sorted)
 	f := e.j.File
 	if e.j.Atomic {
 		if err := f.Lock(span.Start, span.Len(), false); err != nil {
-			e.ioErr = err
-			clear(send)
-			return send
+			return fail(err)
 		}
 		defer f.Unlock(span.Start, span.Len())
 	}
-	win := e.window.get(span.Len())
-	done := metrics.Timer(&e.stats.IO)
+	win := st.window.get(span.Len())
+	start := time.Now()
 	n, err := f.ReadAt(win, span.Start)
-	done()
+	r.io += time.Since(start)
 	if err != nil && !errors.Is(err, io.EOF) {
-		e.ioErr = err
-		clear(send)
-		return send
+		return fail(err)
 	}
 	clear(win[n:]) // past end of file
-	for _, x := range bySrc {
+	for _, x := range st.bySrc {
 		copy(send[x.at:x.at+x.n], win[x.off-span.Start:])
 	}
-	return send
+	return r
 }

@@ -3,6 +3,7 @@ package twophase
 import (
 	"errors"
 	"io"
+	"time"
 
 	"github.com/collio/collio/metrics"
 )
@@ -16,16 +17,20 @@ func Write(j *Job) error {
 	if err != nil {
 		return err
 	}
+	defer e.drain()
 	for m := 0; m < e.rounds; m++ {
-		if err := e.writeRound(m); err != nil {
+		st := &e.st[m%2]
+		e.wait(st) // its buffers are free again once round m-2 is written
+		if err := e.writeRound(m, st); err != nil {
 			return err
 		}
 	}
+	e.drain()
 	return e.ioErr
 }
 
-func (e *engine) writeRound(m int) error {
-	if err := e.requests(m); err != nil {
+func (e *engine) writeRound(m int, st *roundState) error {
+	if err := e.requests(m, st); err != nil {
 		return err
 	}
 	j := e.j
@@ -34,7 +39,7 @@ func (e *engine) writeRound(m int) error {
 	send := j.Access.Buf
 	packed := !e.j.memContiguous()
 	if packed {
-		send = e.dataSend.appendTo()
+		send = st.send.appendTo()
 	}
 	for p := 0; p < e.size; p++ {
 		e.scounts[p], e.sdispls[p] = 0, 0
@@ -42,26 +47,26 @@ func (e *engine) writeRound(m int) error {
 		if i < 0 {
 			continue
 		}
-		e.scounts[p] = int(e.hi[i] - e.lo[i])
+		e.scounts[p] = int(st.hi[i] - st.lo[i])
 		if !packed {
-			e.sdispls[p] = int(e.lo[i])
+			e.sdispls[p] = int(st.lo[i])
 			continue
 		}
 		e.sdispls[p] = len(send)
-		for _, pc := range e.mine[i] {
+		for _, pc := range st.mine[i] {
 			send = append(send, j.Access.Buf[pc.mem:pc.mem+pc.n]...)
 		}
 	}
 	if packed {
-		e.dataSend.keep(send)
+		st.send.keep(send)
 	}
 	total := int64(0)
 	for s := 0; s < e.size; s++ {
-		e.rdispls[s], e.rcounts[s] = int(total), int(e.srcBytes[s])
-		total += e.srcBytes[s]
+		e.rdispls[s], e.rcounts[s] = int(total), int(st.srcBytes[s])
+		total += st.srcBytes[s]
 	}
 	// Only aggregators hold received data: at most their window per round.
-	recv := e.dataRecv.get(total)
+	recv := st.recv.get(total)
 	done := metrics.Timer(&e.stats.Shuffle)
 	err := j.Comm.Alltoallv(send, e.scounts, e.sdispls, recv, e.rcounts, e.rdispls)
 	done()
@@ -70,58 +75,62 @@ func (e *engine) writeRound(m int) error {
 	}
 	e.countV(e.scounts, e.rcounts)
 	if total > 0 && e.ioErr == nil {
-		e.ioErr = e.writeWindow(recv)
+		e.startIO(st, func() ioResult { return e.writeWindow(st, recv) })
 	}
 	return nil
 }
 
-// writeWindow writes the data an aggregator received in one round.
-func (e *engine) writeWindow(data []byte) error {
-	bySrc, sorted := e.entries()
+// writeWindow writes the data an aggregator received in one round. It
+// touches only st and the file, so it can run behind the next exchange.
+func (e *engine) writeWindow(st *roundState, data []byte) (r ioResult) {
+	bySrc, sorted := st.bySrc, st.sorted
 	span, holes, overlaps := shape(sorted)
 	f := e.j.File
 	if e.j.Atomic {
-		if err := f.Lock(span.Start, span.Len(), true); err != nil {
-			return err
+		if r.err = f.Lock(span.Start, span.Len(), true); r.err != nil {
+			return r
 		}
 		defer f.Unlock(span.Start, span.Len())
 	}
 	if !overlaps && (!holes || !e.j.RMW) {
 		// Each contiguous run with one vectored write, straight from the
 		// receive buffer.
-		defer metrics.Timer(&e.stats.IO)()
+		start := time.Now()
+		defer func() { r.io += time.Since(start) }()
 		var iov [][]byte
 		runStart, runEnd := sorted[0].off, sorted[0].off
 		for _, x := range sorted {
 			if x.off != runEnd {
-				if _, err := f.WriteV(iov, runStart); err != nil {
-					return err
+				if _, r.err = f.WriteV(iov, runStart); r.err != nil {
+					return r
 				}
 				iov, runStart = iov[:0], x.off
 			}
 			iov = append(iov, data[x.at:x.at+x.n])
 			runEnd = x.off + x.n
 		}
-		_, err := f.WriteV(iov, runStart)
-		return err
+		_, r.err = f.WriteV(iov, runStart)
+		return r
 	}
 	// Read-modify-write: read the span, lay the pieces over it in rank
 	// order (so on overlaps the higher rank wins, as in ROMIO's atomic
 	// mode), write it back in one call.
-	win := e.window.get(span.Len()) // without holes the pieces cover all of it
+	win := st.window.get(span.Len()) // without holes the pieces cover all of it
 	if holes {
-		done := metrics.Timer(&e.stats.RMW)
+		start := time.Now()
 		n, err := f.ReadAt(win, span.Start)
-		done()
+		r.rmw += time.Since(start)
 		if err != nil && !errors.Is(err, io.EOF) {
-			return err
+			r.err = err
+			return r
 		}
 		clear(win[n:])
 	}
 	for _, x := range bySrc {
 		copy(win[x.off-span.Start:], data[x.at:x.at+x.n])
 	}
-	defer metrics.Timer(&e.stats.IO)()
-	_, err := f.WriteAt(win, span.Start)
-	return err
+	start := time.Now()
+	_, r.err = f.WriteAt(win, span.Start)
+	r.io += time.Since(start)
+	return r
 }
