@@ -1,6 +1,7 @@
 # collio — build, test, run.
 #   make run    the main job: the collperf benchmark on a temporary directory
 #   make test   every test tier (unit, MPI at 4 and 3 ranks)
+#   make bench  collio vs the host MPI-IO variants on tmpfs and disk: results/bench.md (QUICK=1: small)
 
 GO      ?= go
 NP      ?= 4
@@ -41,9 +42,27 @@ test-mpi: deps
 
 test: vet test-unit test-mpi
 
+# Tier 3: tests on a real parallel file system, skipped by the other tiers.
+#   make test-lustre COLLIO_LUSTRE_DIR=/lustre/scratch/$USER
+#   make test-beegfs COLLIO_BEEGFS_DIR=/mnt/beegfs/$USER
+.PHONY: test-lustre test-beegfs
+test-lustre: deps
+	@test -n "$(COLLIO_LUSTRE_DIR)" || { echo "set COLLIO_LUSTRE_DIR to a directory on a Lustre mount"; exit 2; }
+	COLLIO_LUSTRE_DIR=$(COLLIO_LUSTRE_DIR) $(GO) test -count=1 -v -timeout 10m ./driver/lustre/
+
+test-beegfs: deps
+	@test -n "$(COLLIO_BEEGFS_DIR)" || { echo "set COLLIO_BEEGFS_DIR to a directory on a BeeGFS mount"; exit 2; }
+	COLLIO_BEEGFS_DIR=$(COLLIO_BEEGFS_DIR) $(GO) test -count=1 -v -timeout 10m ./driver/beegfs/
+
 run: build
 	@dir=$$(mktemp -d); echo "collperf in $$dir on $(NP) ranks"; \
 	MPI_NP=$(NP) $(MPIEXEC) $(BIN)/collperf -dir $$dir; rc=$$?; rm -rf $$dir; exit $$rc
+
+# collperf under mpirun for collio and each host MPI-IO component, on /dev/shm and a disk directory,
+# then results/bench.md and results/bench.json (settings: see the top of scripts/bench.sh).
+.PHONY: bench
+bench: build
+	NP=$(NP) scripts/bench.sh
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

@@ -1,6 +1,9 @@
 package main
 
-import "fmt"
+import (
+	"encoding/binary"
+	"fmt"
+)
 
 // dimsCreate factors n ranks into a 3-D grid as balanced as possible, the
 // largest dimension first (like MPI_Dims_create).
@@ -65,34 +68,60 @@ func decompose(g, p [3]int, r int) (block, error) {
 // elements is the number of array elements in the block.
 func (b block) elements() int { return b.size[0] * b.size[1] * b.size[2] }
 
-// fill writes the global linear index of each element of the block into
-// buf (as little-endian int32, the value coll_perf checks).
-func (b block) fill(g [3]int, buf []int32) {
+// each calls f with the position in the block (row-major) and the global
+// linear index of every element, in order.
+func (b block) each(g [3]int, f func(i int, v int32)) {
 	i := 0
 	for x := 0; x < b.size[0]; x++ {
 		for y := 0; y < b.size[1]; y++ {
 			base := ((b.start[0]+x)*g[1]+b.start[1]+y)*g[2] + b.start[2]
 			for z := 0; z < b.size[2]; z++ {
-				buf[i] = int32(base + z)
+				f(i, int32(base+z))
 				i++
 			}
 		}
 	}
 }
 
+// fill writes the global linear index of each element of the block into
+// buf (the value coll_perf checks).
+func (b block) fill(g [3]int, buf []int32) {
+	b.each(g, func(i int, v int32) { buf[i] = v })
+}
+
 // verify counts elements of buf that differ from what fill writes, and
-// returns the first bad index.
+// returns the first bad index (-1 if none).
 func (b block) verify(g [3]int, buf []int32) (bad int, first int) {
 	first = -1
-	want := make([]int32, len(buf))
-	b.fill(g, want)
-	for i := range buf {
-		if buf[i] != want[i] {
+	b.each(g, func(i int, v int32) {
+		if buf[i] != v {
 			if first < 0 {
 				first = i
 			}
 			bad++
 		}
-	}
+	})
+	return bad, first
+}
+
+// fillBytes is fill into a byte buffer of little-endian int32s (the file's
+// byte order on the machines collperf targets, "native" data
+// representation).
+func (b block) fillBytes(g [3]int, buf []byte) {
+	b.each(g, func(i int, v int32) { binary.LittleEndian.PutUint32(buf[4*i:], uint32(v)) })
+}
+
+// verifyBytes is verify on a buffer written by fillBytes; it allocates
+// nothing, so it does not disturb the memory measurements.
+func (b block) verifyBytes(g [3]int, buf []byte) (bad int, first int) {
+	first = -1
+	b.each(g, func(i int, v int32) {
+		if binary.LittleEndian.Uint32(buf[4*i:]) != uint32(v) {
+			if first < 0 {
+				first = i
+			}
+			bad++
+		}
+	})
 	return bad, first
 }

@@ -1,0 +1,268 @@
+package main
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
+
+// benchReport is everything results/bench.json holds.
+type benchReport struct {
+	Generated string        `json:"generated"`
+	Command   string        `json:"command"`
+	Machine   machine       `json:"machine"`
+	Params    params        `json:"params"`
+	Sections  []section     `json:"sections"`
+	Failures  []string      `json:"failures,omitempty"`
+	Launches  []launch      `json:"launches"`
+	Runs      []collperfRun `json:"runs"`
+}
+
+// params are the workload parameters; a list holds several values when
+// the runs disagree.
+type params struct {
+	NP    []int             `json:"np"`
+	Size  [][3]int          `json:"size"`
+	Bytes []int64           `json:"bytes"`
+	Iters []int             `json:"iters_per_launch"`
+	Hints map[string]string `json:"hints,omitempty"` // of the first run
+}
+
+// section is one storage directory (one -label and -dir).
+type section struct {
+	Label  string    `json:"label"`
+	Dir    string    `json:"dir"`
+	FS     string    `json:"fs"`
+	Ops    []opTable `json:"ops"`
+	Memory []memRow  `json:"memory"`
+}
+
+type opTable struct {
+	Op       string         `json:"op"`
+	BestHost string         `json:"best_host"` // the host variant with the highest best bandwidth
+	Rows     []row          `json:"rows"`
+	Collio   *collioSummary `json:"collio,omitempty"`
+}
+
+// row is one implementation's transfer bandwidth (MiB/s of write_all or
+// read_all) over its repetitions.
+type row struct {
+	Impl        string    `json:"impl"`
+	Kind        string    `json:"kind"`
+	N           int       `json:"n"`
+	Best        float64   `json:"best_mib_s"`
+	Median      float64   `json:"median_mib_s"`
+	MedianTotal float64   `json:"median_open_to_close_mib_s"`
+	RatioBest   float64   `json:"ratio_best"`   // Best / the best host variant's Best; 0: no host variant
+	RatioMedian float64   `json:"ratio_median"` // Median / the highest host Median
+	Bad         int64     `json:"bad_values"`
+	Values      []float64 `json:"values_mib_s"`
+}
+
+// collioSummary is collio's breakdown of one operation: medians over the
+// repetitions of each phase (slowest rank), the rest from the first one.
+type collioSummary struct {
+	Strategy    string  `json:"strategy"`
+	Reason      string  `json:"reason"`
+	Rounds      int     `json:"rounds"`
+	Aggregators int     `json:"aggregators"`
+	N           int     `json:"n"`
+	Plan        float64 `json:"plan_s"`
+	Exchange    float64 `json:"req_exchange_s"`
+	Shuffle     float64 `json:"shuffle_s"`
+	IO          float64 `json:"io_s"`
+	RMW         float64 `json:"rmw_s"`
+	Total       float64 `json:"total_s"`
+	MsgsSent    int64   `json:"msgs_sent"`
+	BytesSent   int64   `json:"bytes_sent"`
+}
+
+// memRow is one implementation's memory per rank: peak RSS (max and min
+// over ranks and launches) and Go heap allocated during the transfers
+// (max; -1 when unknown).
+type memRow struct {
+	Impl          string `json:"impl"`
+	PeakRSSMax    int64  `json:"peak_rss_max_bytes"`
+	PeakRSSMin    int64  `json:"peak_rss_min_bytes"`
+	WriteAggMax   int64  `json:"write_alloc_aggregator_max_bytes"`
+	WriteOtherMax int64  `json:"write_alloc_non_aggregator_max_bytes"`
+	ReadAggMax    int64  `json:"read_alloc_aggregator_max_bytes"`
+	ReadOtherMax  int64  `json:"read_alloc_non_aggregator_max_bytes"`
+}
+
+// median of xs (the mean of the middle two for an even count); 0 for none.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+func ratio(a, b float64) float64 {
+	if b <= 0 {
+		return 0
+	}
+	return a / b
+}
+
+func addUnique[T comparable](xs []T, x T) []T {
+	if slices.Contains(xs, x) {
+		return xs
+	}
+	return append(xs, x)
+}
+
+// build groups the runs by storage (label and directory, in the order
+// they first appear) and computes the tables.
+func build(runs []collperfRun, launches []launch) benchReport {
+	rep := benchReport{Runs: runs, Launches: launches}
+	type key struct{ label, dir string }
+	var keys []key
+	byKey := map[key][]collperfRun{}
+	for i, r := range runs {
+		if i == 0 {
+			rep.Params.Hints = r.Hints
+		}
+		rep.Params.NP = addUnique(rep.Params.NP, r.NP)
+		rep.Params.Size = addUnique(rep.Params.Size, r.Size)
+		rep.Params.Bytes = addUnique(rep.Params.Bytes, r.Bytes)
+		rep.Params.Iters = addUnique(rep.Params.Iters, r.Iters)
+		k := key{r.Label, r.Dir}
+		if _, ok := byKey[k]; !ok {
+			keys = append(keys, k)
+		}
+		byKey[k] = append(byKey[k], r)
+		for _, e := range r.Errors {
+			rep.Failures = append(rep.Failures, fmt.Sprintf("%s: %s", r.File, e))
+		}
+	}
+	for _, l := range launches {
+		if l.RC != 0 {
+			rep.Failures = append(rep.Failures, fmt.Sprintf("launch %d (%s, %s) exited with code %d: %s", l.Seq, l.Label, l.Variant, l.RC, l.Command))
+		}
+	}
+	for _, k := range keys {
+		rep.Sections = append(rep.Sections, buildSection(k.label, k.dir, byKey[k]))
+	}
+	return rep
+}
+
+func buildSection(label, dir string, runs []collperfRun) section {
+	sec := section{Label: label, Dir: dir, FS: runs[0].FS}
+	// Implementations: collio first, then in order of appearance.
+	var impls []string
+	kind := map[string]string{}
+	for _, r := range runs {
+		for _, res := range r.Results {
+			impls = addUnique(impls, res.Impl)
+			kind[res.Impl] = res.Kind
+		}
+	}
+	slices.SortStableFunc(impls, func(a, b string) int {
+		return cmp.Compare(kindOrder(kind[a]), kindOrder(kind[b]))
+	})
+	for _, op := range []string{"write", "read"} {
+		t := opTable{Op: op}
+		var bestHost, bestHostMedian float64
+		for _, impl := range impls {
+			rw := row{Impl: impl, Kind: kind[impl]}
+			var totals []float64
+			var calls []*breakdown
+			for _, r := range runs {
+				for _, res := range r.Results {
+					if res.Impl != impl || res.Op != op {
+						continue
+					}
+					rw.Values = append(rw.Values, res.XferMiBs)
+					totals = append(totals, res.TotalMiB)
+					rw.Bad += res.Bad
+					if res.Collio != nil {
+						calls = append(calls, res.Collio)
+					}
+				}
+			}
+			if rw.N = len(rw.Values); rw.N == 0 {
+				continue
+			}
+			rw.Best = slices.Max(rw.Values)
+			rw.Median = median(rw.Values)
+			rw.MedianTotal = median(totals)
+			if rw.Kind == "mpiio" {
+				if rw.Best > bestHost {
+					bestHost, t.BestHost = rw.Best, impl
+				}
+				bestHostMedian = max(bestHostMedian, rw.Median)
+			}
+			if len(calls) > 0 && t.Collio == nil {
+				t.Collio = summarize(calls)
+			}
+			t.Rows = append(t.Rows, rw)
+		}
+		for i := range t.Rows {
+			t.Rows[i].RatioBest = ratio(t.Rows[i].Best, bestHost)
+			t.Rows[i].RatioMedian = ratio(t.Rows[i].Median, bestHostMedian)
+		}
+		if len(t.Rows) > 0 {
+			sec.Ops = append(sec.Ops, t)
+		}
+	}
+	for _, impl := range impls {
+		m := memRow{Impl: impl, PeakRSSMax: -1, PeakRSSMin: -1, WriteAggMax: -1, WriteOtherMax: -1, ReadAggMax: -1, ReadOtherMax: -1}
+		for _, r := range runs {
+			for _, im := range r.Impls {
+				if im.Impl != impl || im.PeakRSSMax < 0 {
+					continue
+				}
+				m.PeakRSSMax = max(m.PeakRSSMax, im.PeakRSSMax)
+				if m.PeakRSSMin < 0 || im.PeakRSSMin < m.PeakRSSMin {
+					m.PeakRSSMin = im.PeakRSSMin
+				}
+			}
+			for _, res := range r.Results {
+				if res.Impl != impl {
+					continue
+				}
+				if res.Op == "write" {
+					m.WriteAggMax, m.WriteOtherMax = max(m.WriteAggMax, res.Alloc.AggregatorMax), max(m.WriteOtherMax, res.Alloc.OtherMax)
+				} else {
+					m.ReadAggMax, m.ReadOtherMax = max(m.ReadAggMax, res.Alloc.AggregatorMax), max(m.ReadOtherMax, res.Alloc.OtherMax)
+				}
+			}
+		}
+		sec.Memory = append(sec.Memory, m)
+	}
+	return sec
+}
+
+func kindOrder(kind string) int {
+	if kind == "collio" {
+		return 0
+	}
+	return 1
+}
+
+func summarize(calls []*breakdown) *collioSummary {
+	c0 := calls[0]
+	s := &collioSummary{Strategy: c0.Strategy, Reason: c0.Reason, Rounds: c0.Rounds, Aggregators: c0.Aggregators,
+		N: len(calls), MsgsSent: c0.MsgsSent, BytesSent: c0.BytesSent}
+	pick := func(f func(*breakdown) float64) float64 {
+		xs := make([]float64, len(calls))
+		for i, c := range calls {
+			xs[i] = f(c)
+		}
+		return median(xs)
+	}
+	s.Plan = pick(func(c *breakdown) float64 { return c.Plan })
+	s.Exchange = pick(func(c *breakdown) float64 { return c.Exchange })
+	s.Shuffle = pick(func(c *breakdown) float64 { return c.Shuffle })
+	s.IO = pick(func(c *breakdown) float64 { return c.IO })
+	s.RMW = pick(func(c *breakdown) float64 { return c.RMW })
+	s.Total = pick(func(c *breakdown) float64 { return c.Total })
+	return s
+}

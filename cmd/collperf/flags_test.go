@@ -1,0 +1,196 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseFlagsDefaults(t *testing.T) {
+	dir := t.TempDir()
+	c, err := parseFlags([]string{"-dir", dir})
+	require.NoError(t, err)
+	require.Equal(t, [3]int{256, 256, 256}, c.size)
+	require.Equal(t, []string{"collio", "mpiio"}, c.impls)
+	require.Equal(t, 1, c.iters)
+	require.Empty(t, c.hints)
+	require.False(t, c.quiet)
+}
+
+func TestParseFlagsAll(t *testing.T) {
+	dir := t.TempDir()
+	c, err := parseFlags([]string{"-dir", dir, "-size", "8,4,2", "-impl", "mpiio", "-i", "3", "-q",
+		"-json", filepath.Join(dir, "o.json"), "-label", "tmpfs", "-keep"})
+	require.NoError(t, err)
+	require.Equal(t, [3]int{8, 4, 2}, c.size)
+	require.Equal(t, []string{"mpiio"}, c.impls)
+	require.Equal(t, 3, c.iters)
+	require.True(t, c.quiet)
+	require.True(t, c.keep)
+	require.Equal(t, "tmpfs", c.label)
+}
+
+// -hints, -hint and -hintfile apply in command-line order: later wins.
+func TestParseFlagsHintOrder(t *testing.T) {
+	dir := t.TempDir()
+	hf := filepath.Join(dir, "hints")
+	require.NoError(t, os.WriteFile(hf, []byte("# ROMIO hint file\ncb_nodes 3\ncb_buffer_size 1m   # trailing comment\n\nromio_cb_write\tenable\n"), 0o644))
+
+	c, err := parseFlags([]string{"-dir", dir,
+		"-hints", "cb_nodes=1,cb_config_list=*:1,node7:2,striping_unit=1m",
+		"-hintfile", hf,
+		"-hint", "cb_buffer_size=4m",
+	})
+	require.NoError(t, err)
+	require.Equal(t, map[string]string{
+		"cb_nodes":       "3",           // the file came after -hints
+		"cb_config_list": "*:1,node7:2", // a piece without '=' continues the value
+		"striping_unit":  "1m",          // only in -hints
+		"cb_buffer_size": "4m",          // -hint came after the file
+		"romio_cb_write": "enable",      // only in the file
+	}, map[string]string(c.hints))
+	require.Equal(t, "-hint", c.hintSrc["cb_buffer_size"])
+	require.Equal(t, "-hintfile "+hf, c.hintSrc["cb_nodes"])
+
+	// The other order: the file last.
+	c, err = parseFlags([]string{"-dir", dir, "-hint", "cb_nodes=9", "-hintfile", hf})
+	require.NoError(t, err)
+	require.Equal(t, "3", c.hints["cb_nodes"])
+
+	// A -hint value may contain '=' and ','.
+	c, err = parseFlags([]string{"-dir", dir, "-hint", "cb_config_list=a:1,b:2", "-hint", "x=y=z"})
+	require.NoError(t, err)
+	require.Equal(t, "a:1,b:2", c.hints["cb_config_list"])
+	require.Equal(t, "y=z", c.hints["x"])
+}
+
+func TestParseFlagsErrors(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	bad := filepath.Join(dir, "bad.hints")
+	require.NoError(t, os.WriteFile(bad, []byte("cb_nodes=2\n"), 0o644))
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{}, "-dir is required"},
+		{[]string{"-dir", filepath.Join(dir, "nope")}, "no such file"},
+		{[]string{"-dir", file}, "not a directory"},
+		{[]string{"-dir", dir, "-size", "0"}, "not a positive integer"},
+		{[]string{"-dir", dir, "-size", "4,4"}, "want N or X,Y,Z"},
+		{[]string{"-dir", dir, "-size", "x"}, "not a positive integer"},
+		{[]string{"-dir", dir, "-size", "2048"}, "2^31-1"},
+		{[]string{"-dir", dir, "-impl", "romio"}, `"romio" is not an implementation`},
+		{[]string{"-dir", dir, "-impl", "collio,collio"}, "given twice"},
+		{[]string{"-dir", dir, "-i", "0"}, "at least one repetition"},
+		{[]string{"-dir", dir, "-hint", "cb_nodes"}, "not key=value"},
+		{[]string{"-dir", dir, "-hint", "cb_nodes="}, "empty value"},
+		{[]string{"-dir", dir, "-hint", "cb nodes=2"}, "contains a space"},
+		{[]string{"-dir", dir, "-hints", "cb_nodes=2,,"}, "empty item"},
+		{[]string{"-dir", dir, "-hints", "enable,cb_nodes=2"}, "not key=value"},
+		{[]string{"-dir", dir, "-hintfile", filepath.Join(dir, "missing")}, "no such file"},
+		{[]string{"-dir", dir, "-hintfile", bad}, `bad.hints:1: "cb_nodes=2": the format is "key value"`},
+		{[]string{"-dir", dir, "extra"}, `unexpected argument "extra"`},
+		{[]string{"-dir", dir, "-bogus"}, "flag provided but not defined"},
+		{[]string{"-dir", dir, "-label", "a\nb"}, "one line"},
+	} {
+		_, err := parseFlags(tc.args)
+		require.Error(t, err, "%q", tc.args)
+		require.Contains(t, err.Error(), tc.want, "%q", tc.args)
+	}
+}
+
+func TestParseFlagsHelp(t *testing.T) {
+	_, err := parseFlags([]string{"-h"})
+	var u usageError
+	require.ErrorAs(t, err, &u)
+	require.Contains(t, u.usage, "-hintfile")
+	require.Contains(t, u.usage, "usage: mpirun")
+}
+
+func TestParseHintFile(t *testing.T) {
+	in := `# comment line
+   # indented comment
+cb_buffer_size   16777216
+romio_cb_read enable#not-a-comment
+cb_config_list *:2 # two per node
+
+striping_unit 1m
+cb_buffer_size 8m
+`
+	kvs, err := parseHintFile(strings.NewReader(in), "h")
+	require.NoError(t, err)
+	require.Equal(t, [][2]string{
+		{"cb_buffer_size", "16777216"},
+		{"romio_cb_read", "enable#not-a-comment"}, // '#' only starts a comment after a blank
+		{"cb_config_list", "*:2"},
+		{"striping_unit", "1m"},
+		{"cb_buffer_size", "8m"}, // kept in order: the later one wins when applied
+	}, kvs)
+
+	kvs, err = parseHintFile(strings.NewReader(""), "empty")
+	require.NoError(t, err)
+	require.Empty(t, kvs)
+
+	for in, want := range map[string]string{
+		"cb_nodes\n":            "h:1: key \"cb_nodes\" has no value",
+		"# c\ncb_nodes 1 2\n":   "h:2:",
+		"cb_nodes=1\n":          "not key=value",
+		"ok 1\nbad,key 2\n":     "h:2: key \"bad,key\"",
+		"a 1\n\n\nlonely # x\n": "h:4: key \"lonely\" has no value",
+	} {
+		_, err := parseHintFile(strings.NewReader(in), "h")
+		require.Error(t, err, "%q", in)
+		require.Contains(t, err.Error(), want, "%q", in)
+	}
+}
+
+func TestHostLabel(t *testing.T) {
+	for env, want := range map[[2]string]string{
+		{"", ""}:               "mpiio:default",
+		{"ompio", "vulcan"}:    "mpiio:ompio/vulcan",
+		{"ompio", ""}:          "mpiio:ompio",
+		{"romio321", ""}:       "mpiio:romio321",
+		{"romio321", "vulcan"}: "mpiio:romio321",
+		{"", "two_phase"}:      "mpiio:default/two_phase",
+	} {
+		got := hostLabel(func(k string) string {
+			switch k {
+			case "OMPI_MCA_io":
+				return env[0]
+			case "OMPI_MCA_fcoll":
+				return env[1]
+			}
+			return ""
+		})
+		require.Equal(t, want, got, "%q", env)
+	}
+}
+
+func TestParseVmHWM(t *testing.T) {
+	require.Equal(t, int64(1234<<10), parseVmHWM(strings.NewReader("Name:\tx\nVmPeak:\t  9999 kB\nVmHWM:\t    1234 kB\nVmRSS:\t 1000 kB\n")))
+	require.Equal(t, int64(-1), parseVmHWM(strings.NewReader("Name:\tx\n")))
+	if peakRSS() <= 0 {
+		t.Log("no /proc/self/status VmHWM here")
+	}
+}
+
+func TestFillVerifyBytes(t *testing.T) {
+	g := [3]int{5, 4, 3}
+	b, err := decompose(g, [3]int{2, 1, 1}, 1)
+	require.NoError(t, err)
+	buf := make([]byte, 4*b.elements())
+	b.fillBytes(g, buf)
+	bad, first := b.verifyBytes(g, buf)
+	require.Zero(t, bad)
+	require.Equal(t, -1, first)
+	buf[4*5+1] ^= 1
+	buf[4*7] ^= 1
+	bad, first = b.verifyBytes(g, buf)
+	require.Equal(t, 2, bad)
+	require.Equal(t, 5, first)
+}

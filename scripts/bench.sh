@@ -1,0 +1,197 @@
+#!/usr/bin/env bash
+# Benchmarks collio against the host MPI-IO with collperf (collective write
+# then read of a 3-D int32 array through subarray views, every value
+# verified), then writes results/bench.md and results/bench.json with
+# bin/benchreport and prints the markdown.
+#
+#   make bench                      # or scripts/bench.sh after make build
+#   QUICK=1 make bench              # 128^3 (8 MiB), one repetition: about a minute
+#   NP=8 SIZE=1024 REPS=5 scripts/bench.sh
+#
+# Each launch runs one implementation: collio (default hints), or one host
+# MPI-IO component chosen with --mca (OMPIO with each fcoll, ROMIO). Each is
+# run on every storage directory, and each launch writes its JSON to
+# results/raw/<date-time>/ (with a .log of its output and launches.tsv).
+#
+# Settings (environment variables):
+#   NP=4              ranks per launch (mpirun -np)
+#   SIZE=512          global array: N (N^3 int32, 512 -> 512 MiB) or X,Y,Z; QUICK=1 makes it 128
+#   REPS=3            repetitions of write+read inside each launch (collperf -i); QUICK=1 makes it 1
+#   QUICK=1           small and fast defaults (above)
+#   INTERLEAVE=1      run REPS rounds of one-repetition launches instead, so that collio and the host
+#                     variants alternate in every round (spreads machine noise; costs a launch, about
+#                     1 s, per repetition). Default 0: the repetitions of a variant run back to back.
+#   VARIANTS="collio ompio/vulcan ompio/dynamic ompio/dynamic_gen2 ompio/two_phase ompio/individual romio321"
+#                     what to run: collio, ompio/<fcoll>, romio321 (any romio*), or default (no --mca)
+#   BENCH_TMPFS_DIR=/dev/shm   tmpfs directory; set it empty to skip (on several nodes /dev/shm is
+#                     node-local, so skip it there)
+#   BENCH_DISK_DIR=   disk (or parallel file system) directory; default a new temp dir under /var/tmp.
+#                     On a cluster point it at the shared file system, e.g. BENCH_DISK_DIR=/scratch/$USER.
+#                     A fresh subdirectory is made in each directory and removed at the end.
+#   MPIRUN=mpirun     the launcher (Open MPI's: the variants use --mca)
+#   MPIRUN_ARGS=      extra launcher arguments, e.g. "--hostfile hosts --map-by node" on a cluster.
+#                     When empty and NP exceeds the cores here, --oversubscribe is added.
+#   COLLPERF_ARGS=    extra collperf flags for every launch, e.g. "-hint cb_buffer_size=4m"
+#   LAUNCH_TIMEOUT=1800  seconds before mpirun kills a stuck launch (MPIEXEC_TIMEOUT)
+#   RESULTS=results   output directory
+# As root, --allow-run-as-root is added. Reads of the disk directory are served largely from the
+# page cache (the file was just written; caches are not dropped): they measure the I/O path, not the
+# device. Exit status: 1 if any launch failed (the report is written anyway).
+set -euo pipefail
+
+if [ $# -gt 0 ]; then
+	echo "usage: [NP=4] [SIZE=512] [REPS=3] [QUICK=1] [INTERLEAVE=1] [BENCH_DISK_DIR=dir] ... $0 (see the comment at its top)" >&2
+	exit 2
+fi
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+QUICK=${QUICK:-0}
+if [ "$QUICK" = 1 ]; then
+	SIZE=${SIZE:-128}
+	REPS=${REPS:-1}
+else
+	SIZE=${SIZE:-512}
+	REPS=${REPS:-3}
+fi
+NP=${NP:-4}
+INTERLEAVE=${INTERLEAVE:-0}
+VARIANTS=${VARIANTS:-"collio ompio/vulcan ompio/dynamic ompio/dynamic_gen2 ompio/two_phase ompio/individual romio321"}
+BENCH_TMPFS_DIR=${BENCH_TMPFS_DIR-/dev/shm}
+BENCH_DISK_DIR=${BENCH_DISK_DIR:-}
+MPIRUN=${MPIRUN:-mpirun}
+MPIRUN_ARGS=${MPIRUN_ARGS:-}
+COLLPERF_ARGS=${COLLPERF_ARGS:-}
+LAUNCH_TIMEOUT=${LAUNCH_TIMEOUT:-1800}
+RESULTS=${RESULTS:-$root/results}
+COLLPERF=${COLLPERF:-$root/bin/collperf}
+BENCHREPORT=${BENCHREPORT:-$root/bin/benchreport}
+
+die() {
+	echo "bench: $*" >&2
+	exit 2
+}
+case $NP in '' | *[!0-9]* | 0) die "NP=$NP: want a positive integer" ;; esac
+case $REPS in '' | *[!0-9]* | 0) die "REPS=$REPS: want a positive integer" ;; esac
+case $SIZE in '' | *[!0-9,]*) die "SIZE=$SIZE: want N or X,Y,Z" ;; esac
+case $INTERLEAVE in 0 | 1) ;; *) die "INTERLEAVE=$INTERLEAVE: want 0 or 1" ;; esac
+for v in $VARIANTS; do
+	case $v in collio | default | ompio/?* | romio*) ;; *) die "VARIANTS: unknown variant $v" ;; esac
+done
+
+if [ ! -x "$COLLPERF" ] || [ ! -x "$BENCHREPORT" ]; then
+	echo "bench: building bin/collperf and bin/benchreport" >&2
+	(cd "$root" && go build -o "$root/bin/" ./cmd/collperf ./cmd/benchreport)
+fi
+
+# Launcher flags: root needs --allow-run-as-root; more ranks than cores on
+# one machine needs --oversubscribe (not added when MPIRUN_ARGS is set, as
+# on a cluster with a hostfile).
+launcher=()
+[ "$(id -u)" = 0 ] && launcher+=(--allow-run-as-root)
+ncores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
+if [ -z "$MPIRUN_ARGS" ] && [ "$NP" -gt "$ncores" ]; then
+	launcher+=(--oversubscribe)
+fi
+# shellcheck disable=SC2206 # MPIRUN_ARGS and COLLPERF_ARGS are word lists on purpose
+launcher+=($MPIRUN_ARGS)
+# shellcheck disable=SC2206
+extra=($COLLPERF_ARGS)
+export MPIEXEC_TIMEOUT=$LAUNCH_TIMEOUT
+
+now() {
+	if [ -n "${EPOCHREALTIME:-}" ]; then
+		echo "${EPOCHREALTIME/,/.}"
+	else
+		date +%s
+	fi
+}
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+
+# Storage directories: label and a fresh subdirectory of each.
+labels=()
+dirs=()
+cleanup=()
+trap 'for d in ${cleanup[@]+"${cleanup[@]}"}; do rm -rf "$d"; done' EXIT
+if [ -n "$BENCH_TMPFS_DIR" ]; then
+	[ -d "$BENCH_TMPFS_DIR" ] || die "BENCH_TMPFS_DIR=$BENCH_TMPFS_DIR: no such directory"
+	d=$(mktemp -d "$BENCH_TMPFS_DIR/collio-bench.XXXXXX")
+	cleanup+=("$d")
+	labels+=(tmpfs)
+	dirs+=("$d")
+fi
+if [ -n "$BENCH_DISK_DIR" ]; then
+	[ -d "$BENCH_DISK_DIR" ] || die "BENCH_DISK_DIR=$BENCH_DISK_DIR: no such directory"
+	d=$(mktemp -d "$BENCH_DISK_DIR/collio-bench.XXXXXX")
+else
+	d=$(mktemp -d /var/tmp/collio-bench.XXXXXX)
+fi
+cleanup+=("$d")
+labels+=(disk)
+dirs+=("$d")
+
+stamp=$(date +%Y%m%d-%H%M%S)
+raw=$RESULTS/raw/$stamp
+mkdir -p "$raw"
+printf '# seq\tlabel\tvariant\tdir\trc\tseconds\tjson\tcommand\n' >"$raw/launches.tsv"
+
+if [ "$INTERLEAVE" = 1 ]; then
+	rounds=$REPS
+	iters=1
+else
+	rounds=1
+	iters=$REPS
+fi
+nvariants=$(echo "$VARIANTS" | wc -w)
+total=$((rounds * ${#dirs[@]} * nvariants))
+echo "bench: np $NP, size $SIZE, $REPS repetition(s) ($rounds round(s) of -i $iters), ${#dirs[@]} dir(s), $nvariants variant(s): $total launches; raw results in $raw"
+
+seq=0
+failed=0
+start_all=$(now)
+for ((round = 1; round <= rounds; round++)); do
+	for i in "${!dirs[@]}"; do
+		label=${labels[$i]}
+		dir=${dirs[$i]}
+		for v in $VARIANTS; do
+			seq=$((seq + 1))
+			case $v in
+			collio) mca=() impl=collio ;;
+			default) mca=() impl=mpiio ;;
+			ompio/*) mca=(--mca io ompio --mca fcoll "${v#ompio/}") impl=mpiio ;;
+			romio*) mca=(--mca io "$v") impl=mpiio ;;
+			esac
+			name=$(printf '%03d-%s-%s' "$seq" "$label" "$(echo "$v" | tr / _)")
+			json=$raw/$name.json
+			cmd=("$MPIRUN" ${launcher[@]+"${launcher[@]}"} -np "$NP" ${mca[@]+"${mca[@]}"}
+				"$COLLPERF" -q -impl "$impl" -dir "$dir" -size "$SIZE" -i "$iters" -label "$label" -json "$json"
+				${extra[@]+"${extra[@]}"})
+			printf -v cmdline '%q ' "${cmd[@]}"
+			t0=$(now)
+			rc=0
+			"${cmd[@]}" >"$raw/$name.log" 2>&1 || rc=$?
+			secs=$(elapsed "$t0" "$(now)")
+			printf '%d\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n' "$seq" "$label" "$v" "$dir" "$rc" "$secs" "$json" "${cmdline% }" >>"$raw/launches.tsv"
+			if [ "$rc" = 0 ]; then
+				printf 'bench: [%d/%d] %-5s %-20s %6ss\n' "$seq" "$total" "$label" "$v" "$secs"
+			else
+				failed=1
+				printf 'bench: [%d/%d] %-5s %-20s %6ss FAILED (exit %d); last lines of %s:\n' "$seq" "$total" "$label" "$v" "$secs" "$rc" "$raw/$name.log" >&2
+				tail -n 5 "$raw/$name.log" | sed 's/^/    /' >&2
+			fi
+		done
+	done
+done
+wall=$(elapsed "$start_all" "$(now)")
+
+# The command as it could be typed again, with every setting spelled out.
+bench_cmd="NP=$NP SIZE=$SIZE REPS=$REPS QUICK=$QUICK INTERLEAVE=$INTERLEAVE BENCH_TMPFS_DIR=$BENCH_TMPFS_DIR"
+[ -n "$BENCH_DISK_DIR" ] && bench_cmd+=" BENCH_DISK_DIR=$BENCH_DISK_DIR"
+[ -n "$MPIRUN_ARGS" ] && bench_cmd+=" MPIRUN_ARGS='$MPIRUN_ARGS'"
+[ -n "$COLLPERF_ARGS" ] && bench_cmd+=" COLLPERF_ARGS='$COLLPERF_ARGS'"
+bench_cmd+=" VARIANTS='$VARIANTS' scripts/bench.sh    # $seq launches, ${wall}s of benchmark wall time"
+
+echo
+"$BENCHREPORT" -in "$raw" -md "$RESULTS/bench.md" -json "$RESULTS/bench.json" -cmd "$bench_cmd"
+echo
+echo "bench: wrote $RESULTS/bench.md and $RESULTS/bench.json (raw: $raw); benchmark wall time ${wall}s"
+exit "$failed"
