@@ -356,6 +356,11 @@ var shapeCases = []shapeCase{
 	{"darray-Fortran-block-cyclic", darrayFortran},
 	{"disp100-etype8", dispEtype8},
 	{"empty-rank", emptyRank},
+	{"block-cyclic-1d", blockCyclic1D},
+	{"records8", records8},
+	{"holes-every-rank", holesEveryRank},
+	{"some-ranks-empty", someRanksEmpty},
+	{"nothing", nothing},
 }
 
 // ---------------------------------------------------------------------------
@@ -368,7 +373,20 @@ type writeVariant struct {
 	hints      collio.Hints
 	collective bool
 	atomic     bool
-	twoWrites  bool // split the data in two independent writes
+	twoWrites  bool // split the data in two writes (collective ones: see writeTwoCollective)
+
+	// Checked through Stats() after a collective write (and after the
+	// read back, when readBack is set).
+	strategy string // the strategy that must have run ("": either)
+	aggs     int    // aggregators the hints must give (0: not checked)
+	cbBuf    int64  // cb_buffer_size (0: the default), for the bound on rounds
+	noRMW    bool   // no aggregator may read-modify-write
+	wantRMW  bool   // some aggregator must read-modify-write
+	readBack bool   // read the file back with ReadAtAll under the same hints
+	// overwrite: the file exists beforehand, filled with background
+	// data (see seedBackground) that the bytes nobody writes
+	// must keep.
+	overwrite bool
 }
 
 var writeVariants = []writeVariant{
@@ -386,6 +404,8 @@ type readVariant struct {
 	file       string // which variant's file ("host" for the host MPI-IO's)
 	hints      collio.Hints
 	collective bool
+	atomic     bool
+	strategy   string // for collective reads: the strategy that must run ("": either)
 }
 
 var readVariants = []readVariant{
@@ -398,7 +418,11 @@ var readVariants = []readVariant{
 // (independently, collectively, with and without data sieving, in atomic
 // mode) are byte-identical to the file the host MPI-IO's
 // MPI_File_write_at_all writes, and reading them back through collio gives
-// the data written.
+// the data written. Collective writes also run through each strategy, and
+// for most shapes through two-phase with each of its knobs varied
+// (variantsFor, in twophase_mpi_test.go); Stats() shows that the intended
+// strategy ran, and each such file is read back with ReadAtAll under the
+// same hints.
 func TestHostEquality(t *testing.T) {
 	for _, sc := range shapeCases {
 		t.Run(sc.name, func(t *testing.T) {
@@ -418,6 +442,9 @@ type equalityRun struct {
 	buf   []byte // what is written (memory holes included)
 	want  []byte // what a read into a fillByte-filled buffer must give
 	paths map[string]string
+	vars  []writeVariant // the variants run for this shape
+	total int64          // data bytes all ranks write
+	bg    []byte         // on rank 0: the content of overwrite variants' files before the write
 }
 
 func runShape(t *testing.T, c comm.Comm, sc shapeCase) {
@@ -438,17 +465,27 @@ func runShape(t *testing.T, c comm.Comm, sc shapeCase) {
 	e := &equalityRun{t: t, c: c, sh: sh, paths: map[string]string{}}
 	e.decode()
 	e.makeData()
+	e.total = sumInt64(t, c, int64(sh.nbytes))
+	e.vars = variantsFor(sc.name, p)
 
 	dir := mpitest.TempDir(t, c)
-	for _, v := range writeVariants {
-		e.paths[v.name] = filepath.Join(dir, sc.name+"."+v.name)
-		e.writeCollio(v)
-	}
 	e.paths["host"] = filepath.Join(dir, sc.name+".host")
 	e.writeHost()
+	for _, v := range e.vars {
+		e.paths[v.name] = filepath.Join(dir, sc.name+"."+v.name)
+		if v.overwrite {
+			e.seedBackground(v)
+		}
+		e.writeCollio(v)
+	}
 	e.compareFiles()
 	for _, rv := range readVariants {
 		e.readBack(rv)
+	}
+	for _, v := range e.vars {
+		if v.readBack {
+			e.readBack(readVariant{file: v.name, hints: v.hints, collective: true, atomic: v.atomic, strategy: v.strategy})
+		}
 	}
 }
 
@@ -540,7 +577,9 @@ func (e *equalityRun) writeCollio(v writeVariant) {
 	}
 	together(t, c, err, "%s: set_view/set_atomicity", v.name)
 	var n int64
-	if v.twoWrites {
+	if v.twoWrites && v.collective {
+		n, err = e.writeTwoCollective(f)
+	} else if v.twoWrites {
 		half := sh.units() / 2
 		n1, err1 := e.write(f, 0, half, false)
 		n2, err2 := e.write(f, half, sh.units(), false)
@@ -551,8 +590,15 @@ func (e *equalityRun) writeCollio(v writeVariant) {
 	if err == nil && n != int64(sh.nbytes) {
 		err = fmt.Errorf("wrote %d bytes, want %d", n, sh.nbytes)
 	}
+	last, _ := f.Stats()
+	if err == nil && v.collective {
+		err = e.checkWriteStats(f, last, v)
+	}
 	cerr := f.Close()
 	together(t, c, errors.Join(err, cerr), "%s: write", v.name)
+	if v.collective {
+		e.checkRMW(last, v)
+	}
 }
 
 func (e *equalityRun) writeHost() {
@@ -592,13 +638,17 @@ func (e *equalityRun) compareFiles() {
 		if nz := int64(len(ref) - bytes.Count(ref, []byte{0})); err == nil && nz != total {
 			t.Errorf("the host's file has %d data bytes, the ranks wrote %d", nz, total)
 		}
-		for _, v := range writeVariants {
+		for _, v := range e.vars {
 			got, err := os.ReadFile(e.paths[v.name])
+			want, what := ref, "the host MPI-IO's"
+			if v.overwrite {
+				want, what = overlay(e.bg, ref), "the host MPI-IO's laid over the background"
+			}
 			switch {
 			case err != nil:
 				t.Errorf("%s: %v", v.name, err)
-			case !bytes.Equal(got, ref):
-				t.Errorf("%s: file differs from the host MPI-IO's: %s", v.name, firstDiff(got, ref))
+			case !bytes.Equal(got, want):
+				t.Errorf("%s: file differs from %s: %s", v.name, what, firstDiff(got, want))
 			}
 		}
 	}
@@ -611,6 +661,9 @@ func (e *equalityRun) readBack(rv readVariant) {
 	f, err := collio.Open(c, e.paths[rv.file], collio.ModeRdOnly, rv.hints)
 	together(t, c, err, "%s: open", name)
 	err = f.SetView(sh.disp, e.etL, e.ftL, nil)
+	if err == nil && rv.atomic {
+		err = f.SetAtomicity(true)
+	}
 	if err != nil {
 		f.Close()
 	}
@@ -630,6 +683,10 @@ func (e *equalityRun) readBack(rv readVariant) {
 		n, err = f.ReadAtAllBuffer(collio.Typed(got, sh.mem.n, e.memL), sh.off)
 	default:
 		n, err = f.ReadAtBuffer(collio.Typed(got, sh.mem.n, e.memL), sh.off)
+	}
+	if err == nil && rv.collective {
+		last, _ := f.Stats()
+		err = checkStrategy(last, rv.strategy)
 	}
 	cerr := f.Close()
 	together(t, c, errors.Join(err, cerr), "%s", name)

@@ -1,0 +1,464 @@
+package collio_test
+
+// Two-phase collective buffering under MPI: the write variants that force
+// it (and its knobs) for TestHostEquality, the shapes that stress it, and
+// the collective calls that must agree or fail alike.
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/collio/collio"
+	"github.com/collio/collio/internal/comm"
+	"github.com/collio/collio/internal/mpi"
+	"github.com/collio/collio/internal/mpitest"
+)
+
+// Strategy names as Stats reports them.
+const (
+	stratTwoPhase    = "twophase"
+	stratIndependent = "independent"
+)
+
+// defaultCBBuffer is cb_buffer_size's default (16 MiB).
+const defaultCBBuffer = 16 << 20
+
+// fullTwoPhase names the shapes that run every two-phase knob; the others
+// run only the basic two-phase and collective-independent variants.
+var fullTwoPhase = map[string]bool{
+	"subarray-C": true, "subarray-C-memvector": true,
+	"struct-resized": true, "struct-memvector": true,
+	"indexed": true, "darray-C-cyclic": true, "empty-rank": true,
+	"block-cyclic-1d": true, "records8": true, "holes-every-rank": true,
+	"some-ranks-empty": true, "nothing": true,
+}
+
+// cbHints forces collective buffering for writes and reads with an
+// aggregator on every rank (up to cb_nodes), plus the extra key/value
+// pairs.
+func cbHints(kv ...string) collio.Hints {
+	h := collio.Hints{"romio_cb_write": "enable", "romio_cb_read": "enable", "cb_config_list": "*:*"}
+	for i := 0; i+1 < len(kv); i += 2 {
+		h[kv[i]] = kv[i+1]
+	}
+	return h
+}
+
+// variantsFor returns the write variants run for a shape on p ranks: the
+// common ones, collective writes through each strategy, and for the shapes
+// in fullTwoPhase two-phase with each knob varied.
+func variantsFor(shape string, p int) []writeVariant {
+	rw := collio.ModeCreate | collio.ModeRdWr
+	vs := slices.Clone(writeVariants)
+	vs = append(vs,
+		writeVariant{name: "coll-indep", mode: rw, collective: true, strategy: stratIndependent, readBack: true,
+			hints: collio.Hints{"romio_cb_write": "disable", "romio_cb_read": "disable"}},
+		writeVariant{name: fmt.Sprintf("tp-agg%d", p), mode: rw, collective: true, strategy: stratTwoPhase,
+			aggs: p, readBack: true, wantRMW: shape == "holes-every-rank",
+			hints: cbHints("cb_nodes", strconv.Itoa(p))})
+	if !fullTwoPhase[shape] {
+		return vs
+	}
+	seen := map[int]bool{p: true}
+	for _, k := range []int{1, 2} {
+		k = min(k, p)
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		vs = append(vs, writeVariant{name: fmt.Sprintf("tp-agg%d", k), mode: rw, collective: true,
+			strategy: stratTwoPhase, aggs: k, readBack: true, hints: cbHints("cb_nodes", strconv.Itoa(k))})
+	}
+	two := min(2, p)
+	vs = append(vs,
+		// Tiny buffers: many rounds, windows that cut records and blocks.
+		writeVariant{name: "tp-buf64", mode: rw, collective: true, strategy: stratTwoPhase, readBack: true,
+			aggs: p, cbBuf: 64, hints: cbHints("cb_nodes", strconv.Itoa(p), "cb_buffer_size", "64")},
+		writeVariant{name: "tp-buf1000", mode: rw, collective: true, strategy: stratTwoPhase, readBack: true,
+			aggs: two, cbBuf: 1000, hints: cbHints("cb_nodes", "2", "cb_buffer_size", "1000")},
+		// Each round's file I/O after its exchange, not overlapped with
+		// the next round's.
+		writeVariant{name: "tp-sequential", mode: rw, collective: true, strategy: stratTwoPhase, readBack: true,
+			aggs: two, cbBuf: 64, hints: cbHints("cb_nodes", "2", "cb_buffer_size", "64", "collio_overlap", "disable")},
+		// No read-modify-write: each contiguous run is written alone.
+		writeVariant{name: "tp-nods", mode: rw, collective: true, strategy: stratTwoPhase, readBack: true,
+			aggs: two, cbBuf: 64, noRMW: true,
+			hints: cbHints("cb_nodes", "2", "cb_buffer_size", "64", "romio_ds_write", "disable")},
+		// Only the aggregators open the file; romio_no_indep_rw alone
+		// forces two-phase.
+		writeVariant{name: "tp-noindep", mode: collio.ModeCreate | collio.ModeWrOnly, collective: true,
+			strategy: stratTwoPhase, readBack: true, aggs: two,
+			hints: collio.Hints{"romio_no_indep_rw": "true", "cb_config_list": "*:*", "cb_nodes": "2"}},
+		writeVariant{name: "tp-atomic", mode: rw, collective: true, atomic: true, strategy: stratTwoPhase,
+			readBack: true, aggs: p, cbBuf: 1000,
+			hints: cbHints("cb_nodes", strconv.Itoa(p), "cb_buffer_size", "1000")},
+		// An explicit collio_strategy wins over romio_cb_write/read.
+		writeVariant{name: "tp-strategy", mode: rw, collective: true, strategy: stratTwoPhase, readBack: true,
+			hints: collio.Hints{"collio_strategy": "twophase", "romio_cb_write": "disable", "romio_cb_read": "disable"}},
+		writeVariant{name: "indep-strategy", mode: rw, collective: true, strategy: stratIndependent, readBack: true,
+			hints: cbHints("collio_strategy", "independent")},
+		// Two collective calls; from contiguous memory at the individual
+		// file pointer.
+		writeVariant{name: "tp-2calls", mode: rw, collective: true, twoWrites: true, strategy: stratTwoPhase,
+			readBack: true, aggs: p, hints: cbHints("cb_nodes", strconv.Itoa(p))},
+		// Over existing data: the holes of every window must keep it.
+		writeVariant{name: "tp-overwrite", mode: rw, collective: true, strategy: stratTwoPhase, readBack: true,
+			overwrite: true, aggs: two, cbBuf: 64, hints: cbHints("cb_nodes", "2", "cb_buffer_size", "64")},
+		writeVariant{name: "tp-overwrite-nods", mode: rw, collective: true, strategy: stratTwoPhase,
+			overwrite: true, aggs: p, cbBuf: 1000, noRMW: true,
+			hints: cbHints("cb_nodes", strconv.Itoa(p), "cb_buffer_size", "1000", "romio_ds_write", "disable")},
+		writeVariant{name: "coll-indep-overwrite", mode: rw, collective: true, strategy: stratIndependent,
+			overwrite: true, hints: collio.Hints{"romio_cb_write": "disable", "romio_ds_write": "enable"}},
+	)
+	return vs
+}
+
+// seedBackground creates v's file filled with background data, covering
+// two thirds of the host's file and a few bytes more, so that the write
+// both overwrites existing bytes and extends the file.
+func (e *equalityRun) seedBackground(v writeVariant) {
+	t, c := e.t, e.c
+	if c.Rank() == 0 && e.bg == nil {
+		ref, err := os.ReadFile(e.paths["host"])
+		if err != nil {
+			t.Errorf("reading the host's file: %v", err)
+		}
+		e.bg = pattern(len(ref)*2/3+5, 99, 1)
+	}
+	checkpoint(t, c)
+	seed(t, c, e.paths[v.name], e.bg)
+}
+
+// overlay is the file expected after writing over bg: the host's file's
+// data bytes (its nonzero bytes, see pattern) laid over bg.
+func overlay(bg, ref []byte) []byte {
+	out := make([]byte, max(len(bg), len(ref)))
+	copy(out, bg)
+	for i, b := range ref {
+		if b != 0 {
+			out[i] = b
+		}
+	}
+	return out
+}
+
+// writeTwoCollective writes the data in two collective calls, each rank
+// splitting its part in the middle: WriteAll at the individual file
+// pointer from contiguous memory, WriteAtAllBuffer otherwise.
+func (e *equalityRun) writeTwoCollective(f *collio.File) (int64, error) {
+	sh := e.sh
+	half := sh.units() / 2
+	if sh.mem != nil {
+		n1, err := e.write(f, 0, half, true)
+		if err != nil {
+			return n1, err
+		}
+		n2, err := e.write(f, half, sh.units(), true)
+		return n1 + n2, err
+	}
+	if _, err := f.Seek(sh.off, io.SeekStart); err != nil {
+		return 0, err
+	}
+	n1, err := f.WriteAll(e.buf[:half*sh.esize])
+	if err != nil {
+		return int64(n1), err
+	}
+	if pos, want := f.Position(), sh.off+int64(half); pos != want {
+		return int64(n1), fmt.Errorf("file pointer at %d after the first write_all, want %d", pos, want)
+	}
+	n2, err := f.WriteAll(e.buf[half*sh.esize:])
+	if pos, want := f.Position(), sh.off+int64(sh.units()); err == nil && pos != want {
+		err = fmt.Errorf("file pointer at %d after the second write_all, want %d", pos, want)
+	}
+	return int64(n1 + n2), err
+}
+
+// checkStrategy checks that a collective call recorded a strategy and a
+// reason, and that the strategy is want (any known one if want is "").
+func checkStrategy(last collio.Stats, want string) error {
+	switch {
+	case last.Strategy == "" || last.Reason == "":
+		return fmt.Errorf("%s: no strategy recorded (stats: %v)", last.Op, last)
+	case want != "" && last.Strategy != want:
+		return fmt.Errorf("%s ran %s (%s), want %s", last.Op, last.Strategy, last.Reason, want)
+	case want == "" && last.Strategy != stratTwoPhase && last.Strategy != stratIndependent:
+		return fmt.Errorf("%s ran unknown strategy %q (%s)", last.Op, last.Strategy, last.Reason)
+	}
+	return nil
+}
+
+// checkWriteStats checks a collective write's metrics: the strategy, the
+// aggregators the hints give, and for two-phase at least the rounds that
+// the data needs (the largest file domain is at least total/aggregators
+// bytes and each round moves at most cb_buffer_size of it), none when
+// there is no data.
+func (e *equalityRun) checkWriteStats(f *collio.File, last collio.Stats, v writeVariant) error {
+	if err := checkStrategy(last, v.strategy); err != nil {
+		return err
+	}
+	aggs := f.Aggregators()
+	if v.aggs > 0 && len(aggs) != v.aggs {
+		return fmt.Errorf("aggregators %v, want %d of them", aggs, v.aggs)
+	}
+	if last.Strategy != stratTwoPhase {
+		return nil
+	}
+	if e.total == 0 {
+		if last.Rounds != 0 {
+			return fmt.Errorf("%d rounds with no data anywhere", last.Rounds)
+		}
+		return nil
+	}
+	if last.Aggregators != len(aggs) {
+		return fmt.Errorf("stats report %d aggregators, the file has %v", last.Aggregators, aggs)
+	}
+	if last.Aggregator != slices.Contains(aggs, e.c.Rank()) {
+		return fmt.Errorf("stats say aggregator=%v, aggregators are %v", last.Aggregator, aggs)
+	}
+	buf := v.cbBuf
+	if buf == 0 {
+		buf = defaultCBBuffer
+	}
+	per := int64(len(aggs)) * buf
+	if need := (e.total + per - 1) / per; int64(last.Rounds) < need {
+		return fmt.Errorf("%d rounds for %d bytes over %d aggregators with cb_buffer_size %d, want at least %d",
+			last.Rounds, e.total, len(aggs), buf, need)
+	}
+	return nil
+}
+
+// checkRMW checks, on every rank, the read-modify-write promises of v.
+func (e *equalityRun) checkRMW(last collio.Stats, v writeVariant) {
+	t, c := e.t, e.c
+	var did int64
+	if last.RMW > 0 {
+		did = 1
+	}
+	if v.noRMW && did != 0 {
+		t.Errorf("%s: rank %d read-modify-wrote (%v) with romio_ds_write=disable", v.name, c.Rank(), last.RMW)
+	}
+	if v.wantRMW && sumInt64(t, c, did) == 0 && c.Rank() == 0 {
+		t.Errorf("%s: no aggregator read-modify-wrote, yet every window has holes", v.name)
+	}
+	checkpoint(t, c)
+}
+
+// ---------------------------------------------------------------------------
+// Shapes for two-phase.
+
+// blockCyclic1D: a 1-D array of doubles in blocks of 37 (296 bytes, not a
+// multiple of any cb_buffer_size used); rank r owns blocks r, r+p, r+2p,
+// ... and writes 5 of them.
+func blockCyclic1D(p, r int) (*shape, error) {
+	const b = 37
+	ct, err := mpi.TypeContiguous(b, mpi.TypeDouble())
+	ft, err := resized(ct, err, 0, int64(8*b*p))
+	return &shape{disp: int64(8 * b * r), etype: mpi.TypeDouble(), esize: 8, filetype: ft, nbytes: 5 * b * 8}, err
+}
+
+// records8: 8-byte records dealt round-robin to the ranks, 200 each.
+func records8(p, r int) (*shape, error) {
+	ct, err := mpi.TypeContiguous(1, mpi.TypeDouble())
+	ft, err := resized(ct, err, 0, int64(8*p))
+	return &shape{disp: int64(8 * r), etype: mpi.TypeDouble(), esize: 8, filetype: ft, nbytes: 200 * 8}, err
+}
+
+// holesEveryRank: 16-byte slots, one per rank per tile, each holding 3
+// ints and a 4-byte hole, so every window has holes to read-modify-write;
+// 40 tiles, written from memory where every other int is a hole.
+func holesEveryRank(p, r int) (*shape, error) {
+	ct, err := mpi.TypeContiguous(3, mpi.TypeInt())
+	ft, err := resized(ct, err, 0, int64(16*p))
+	return &shape{disp: int64(16 * r), etype: mpi.TypeInt(), esize: 4, filetype: ft, nbytes: 40 * 12,
+		mem: &memVector{elem: mpi.TypeInt(), esize: 4, count: 3, blocklen: 1, stride: 2, n: 40}}, err
+}
+
+// someRanksEmpty: 5-int slots per rank per tile; only the odd ranks and
+// the last write (43 ints from int 2 of their view), so rank 0, an
+// aggregator in every configuration, contributes nothing when p > 1.
+func someRanksEmpty(p, r int) (*shape, error) {
+	ct, err := mpi.TypeContiguous(5, mpi.TypeInt())
+	ft, err := resized(ct, err, 0, int64(20*p))
+	n := 0
+	if r%2 == 1 || r == p-1 {
+		n = 43 * 4
+	}
+	return &shape{disp: int64(20 * r), etype: mpi.TypeInt(), esize: 4, filetype: ft, off: 2, nbytes: n}, err
+}
+
+// nothing: no rank writes anything.
+func nothing(p, r int) (*shape, error) {
+	ft, err := mpi.TypeContiguous(2, mpi.TypeInt())
+	return &shape{disp: int64(8 * r), etype: mpi.TypeInt(), esize: 4, filetype: ft, off: 3}, err
+}
+
+// ---------------------------------------------------------------------------
+// Collective calls with nothing to do, and calls that do not match.
+
+// TestCollectiveNothingToDo: when every rank passes count 0, the
+// collective calls of every strategy succeed, move nothing and leave an
+// existing file as it was.
+func TestCollectiveNothingToDo(t *testing.T) {
+	content := pattern(500, 3, 3)
+	cases := []struct {
+		name     string
+		hints    collio.Hints
+		strategy string
+	}{
+		{"twophase", cbHints("cb_nodes", "2", "cb_buffer_size", "64"), stratTwoPhase},
+		{"twophase-noindep", collio.Hints{"romio_no_indep_rw": "true"}, stratTwoPhase},
+		{"independent", collio.Hints{"romio_cb_write": "disable", "romio_cb_read": "disable"}, stratIndependent},
+		{"automatic", nil, ""},
+	}
+	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+		dir := mpitest.TempDir(t, c)
+		ft, err := collio.Vector(4, 2, 3*c.Size(), collio.Int32)
+		together(t, c, err, "building the view")
+		for _, tc := range cases {
+			path := filepath.Join(dir, tc.name)
+			seed(t, c, path, content)
+			f, err := collio.Open(c, path, collio.ModeRdWr, tc.hints)
+			together(t, c, err, "%s: open", tc.name)
+			err = f.SetView(int64(8*c.Rank()), collio.Int32, ft, nil)
+			if err != nil {
+				f.Close()
+			}
+			together(t, c, err, "%s: set_view", tc.name)
+			var errs []error
+			check := func(op string, n int, err error) {
+				if err == nil && n != 0 {
+					err = fmt.Errorf("moved %d bytes", n)
+				}
+				if err == nil {
+					last, _ := f.Stats()
+					err = checkStrategy(last, tc.strategy)
+				}
+				if err != nil {
+					errs = append(errs, fmt.Errorf("%s: %s: %w", tc.name, op, err))
+				}
+			}
+			n, err := f.WriteAtAll(nil, 5)
+			check("write_at_all", n, err)
+			n, err = f.WriteAtAll([]byte{}, 0)
+			check("write_at_all (empty slice)", n, err)
+			n, err = f.WriteAll(nil)
+			check("write_all", n, err)
+			n, err = f.ReadAtAll(nil, 2)
+			check("read_at_all", n, err)
+			n, err = f.ReadAll(nil)
+			check("read_all", n, err)
+			if pos := f.Position(); pos != 0 {
+				errs = append(errs, fmt.Errorf("%s: file pointer at %d after empty calls", tc.name, pos))
+			}
+			for _, err := range errs {
+				t.Error(err)
+			}
+			together(t, c, f.Close(), "%s: close", tc.name)
+			unchanged(t, c, path, content)
+		}
+	})
+}
+
+// TestMismatchedCollectives: ranks in different collective calls on the
+// same file all get ErrNotSame with the same text, nothing is written, no
+// rank hangs, and the file stays usable for matching calls.
+func TestMismatchedCollectives(t *testing.T) {
+	content := pattern(4096, 5, 5)
+	cases := []struct {
+		name  string
+		hints collio.Hints
+	}{
+		{"twophase", cbHints("cb_buffer_size", "64")},
+		{"twophase-noindep", collio.Hints{"romio_no_indep_rw": "true", "cb_config_list": "*:*"}},
+		{"independent", collio.Hints{"romio_cb_write": "disable", "romio_cb_read": "disable"}},
+	}
+	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+		p, r := c.Size(), c.Rank()
+		if p < 2 {
+			t.Skip("needs 2 ranks")
+		}
+		dir := mpitest.TempDir(t, c)
+		// 8-byte records round-robin: the accesses interleave.
+		ct, err := collio.Contiguous(8, collio.Byte)
+		var ft *collio.Type
+		if err == nil {
+			ft, err = collio.Resized(ct, 0, int64(8*p))
+		}
+		together(t, c, err, "building the view")
+		data := pattern(256, r, 7)
+		for _, tc := range cases {
+			path := filepath.Join(dir, tc.name)
+			seed(t, c, path, content)
+			h := collio.Hints{"collio_collective_timeout": "15"}
+			for k, v := range tc.hints {
+				h[k] = v
+			}
+			f, err := collio.Open(c, path, collio.ModeRdWr, h)
+			together(t, c, err, "%s: open", tc.name)
+			err = f.SetView(int64(8*r), collio.Byte, ft, nil)
+			if err != nil {
+				f.Close()
+			}
+			together(t, c, err, "%s: set_view", tc.name)
+
+			// Rank 0 reads while the others write.
+			if r == 0 {
+				_, err = f.ReadAtAll(make([]byte, len(data)), 0)
+			} else {
+				_, err = f.WriteAtAll(data, 0)
+			}
+			msg := expectError(t, c, err, collio.ErrNotSame, tc.name+": read_at_all against write_at_all", true)
+			if r == 0 && msg != "" {
+				t.Logf("%s: %s", tc.name, msg)
+			}
+			// The last rank writes at its file pointer while the others
+			// write at an offset.
+			if r == p-1 {
+				_, err = f.WriteAll(data)
+			} else {
+				_, err = f.WriteAtAll(data, 0)
+			}
+			expectError(t, c, err, collio.ErrNotSame, tc.name+": write_all against write_at_all", true)
+			if pos := f.Position(); pos != 0 {
+				t.Errorf("%s: file pointer moved to %d by a failed call", tc.name, pos)
+			}
+			together(t, c, c.Barrier(), "barrier")
+			unchanged(t, c, path, content)
+
+			// Matching calls still work: a read sees the original
+			// content, a write lands.
+			got := make([]byte, len(data))
+			n, err := f.ReadAtAll(got, 0)
+			if err == nil && n != len(got) {
+				err = fmt.Errorf("read %d bytes, want %d", n, len(got))
+			}
+			together(t, c, err, "%s: read_at_all after the mismatches", tc.name)
+			want := make([]byte, 0, len(data))
+			for k := 0; k < len(data); k += 8 {
+				at := k*p + 8*r
+				want = append(want, content[at:at+8]...)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s: read after the mismatches: %s", tc.name, firstDiff(got, want))
+			}
+			_, err = f.WriteAtAll(data, 0)
+			together(t, c, err, "%s: write_at_all after the mismatches", tc.name)
+			together(t, c, f.Close(), "%s: close", tc.name)
+			after := slices.Clone(content)
+			all := make([]byte, len(data)*p)
+			together(t, c, c.Allgather(data, all), "gathering the data")
+			for q := 0; q < p; q++ {
+				for k := 0; k < len(data); k += 8 {
+					copy(after[k*p+8*q:], all[q*len(data)+k:q*len(data)+k+8])
+				}
+			}
+			unchanged(t, c, path, after)
+		}
+	})
+}
