@@ -91,9 +91,25 @@ func (independent) read(c *call) (int64, error) {
 // twoPhase: ROMIO's extended two-phase collective buffering.
 type twoPhase struct{}
 
-func (twoPhase) job(c *call) *twophase.Job {
+func (twoPhase) job(c *call, write bool) *twophase.Job {
 	f := c.f
 	a := c.access
+	stripe := f.hints.Int(hints.StripingUnit) // as reported by the file system, else as asked
+	stripeCount := 0
+	switch f.hints.Enum(hints.CollioFileDomains) {
+	case hints.DomainsAuto:
+		if f.layout.StripeSize > 0 && f.layout.StripeCount > 0 {
+			stripeCount = f.layout.StripeCount
+		}
+	case hints.DomainsCyclic:
+		stripeCount = max(f.layout.StripeCount, int(f.hints.Int(hints.StripingFactor)), 1)
+	case hints.DomainsEven:
+		stripe = 0
+	}
+	coRatio := 1 // ROMIO uses the ratio for writes only
+	if write {
+		coRatio = int(f.hints.Int(hints.RomioLustreCoRatio))
+	}
 	return &twophase.Job{
 		Comm:        f.comm,
 		File:        f.f,
@@ -104,22 +120,24 @@ func (twoPhase) job(c *call) *twophase.Job {
 			Disp: c.view.Disp, Filetype: c.view.Filetype,
 			DataStart: c.off * c.view.Etype.Size(), Size: a.Size(),
 		},
-		BufSize:   f.hints.Int(hints.CBBufferSize),
-		MinDomain: f.hints.Int(hints.RomioMinFdomainSize),
-		Stripe:    f.layout.StripeSize,
-		RMW:       f.dsWriteOK && f.hints.Enum(hints.RomioDSWrite) != hints.Disable,
-		Atomic:    f.Atomicity(),
-		Overlap:   f.hints.Enum(hints.CollioOverlap) == hints.Enable,
-		Buffers:   &f.buffers,
-		Stats:     &f.last,
+		BufSize:     f.hints.Int(hints.CBBufferSize),
+		MinDomain:   f.hints.Int(hints.RomioMinFdomainSize),
+		Stripe:      stripe,
+		StripeCount: stripeCount,
+		CoRatio:     coRatio,
+		RMW:         f.dsWriteOK && f.hints.Enum(hints.RomioDSWrite) != hints.Disable,
+		Atomic:      f.Atomicity(),
+		Overlap:     f.hints.Enum(hints.CollioOverlap) == hints.Enable,
+		Buffers:     &f.buffers,
+		Stats:       &f.last,
 	}
 }
 
 // Only aggregators touch the file, so ranks that deferred their open
 // (romio_no_indep_rw) take part without opening it.
-func (t twoPhase) write(c *call) error { return twophase.Write(t.job(c)) }
+func (t twoPhase) write(c *call) error { return twophase.Write(t.job(c, true)) }
 
-func (t twoPhase) read(c *call) (int64, error) { return twophase.Read(t.job(c)) }
+func (t twoPhase) read(c *call) (int64, error) { return twophase.Read(t.job(c, false)) }
 
 // describe is used in messages.
 func (c *call) String() string { return fmt.Sprintf("%s at offset %d", c.op, c.off) }

@@ -42,6 +42,15 @@ const (
 	CollioNodeSize          = "collio_node_size"
 	CollioCollectiveTimeout = "collio_collective_timeout"
 	CollioOverlap           = "collio_overlap"
+	CollioFileDomains       = "collio_file_domains"
+)
+
+// Values of collio_file_domains.
+const (
+	DomainsAuto    = "auto"
+	DomainsCyclic  = "stripe_cyclic"
+	DomainsAligned = "aligned"
+	DomainsEven    = "even"
 )
 
 // Hints of the sim driver (an emulated striped parallel file system).

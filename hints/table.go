@@ -88,6 +88,8 @@ var Table = []Spec{
 		Doc: "Seconds a rank waits for the others to enter a collective transfer before failing with a timeout error (mismatched collective calls); 0 = wait forever."},
 	{Key: CollioOverlap, Kind: KindEnum, Default: Enable, Allowed: enableDisable, MustAgree: true,
 		Doc: "Overlap each round's file I/O with the next round's exchange on aggregators (two buffers instead of one)."},
+	{Key: CollioFileDomains, Kind: KindEnum, Default: DomainsAuto, Allowed: []string{DomainsAuto, DomainsCyclic, DomainsAligned, DomainsEven}, MustAgree: true,
+		Doc: "How two-phase splits the file among aggregators: stripe_cyclic (aggregator i owns stripes i, i+n, ..., as ROMIO's Lustre driver), aligned (equal domains with edges on stripe boundaries, ROMIO's generic rule), even (equal domains, stripes ignored); auto = stripe_cyclic when the file system reports striping, else aligned."},
 
 	// Hints of the sim driver (sim: prefix). They are read when the file is
 	// created and stored next to it; later opens use the stored values.

@@ -48,7 +48,7 @@ func TestMustAgreeAsSpecified(t *testing.T) {
 			}
 		}
 		switch key {
-		case RomioNoIndepRW, StartIODevice, CollioStrategy, CollioNodeSize, RomioMinFdomainSize, CollioCollectiveTimeout, CollioOverlap:
+		case RomioNoIndepRW, StartIODevice, CollioStrategy, CollioNodeSize, RomioMinFdomainSize, CollioCollectiveTimeout, CollioOverlap, CollioFileDomains:
 			return true
 		}
 		return false

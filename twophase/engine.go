@@ -15,11 +15,14 @@ type engine struct {
 	j        *Job
 	rank     int
 	size     int
+	aggs     []int // the aggregators taking part, in domain order
 	domains  []Range
 	domainOf []int // domainOf[rank] = the domain that rank aggregates, or -1
 	rounds   int
-	sl       *slicer
-	stats    *metrics.Call
+	// window is the file range aggregator i handles in round m.
+	window func(i, m int) Range
+	sl     *slicer
+	stats  *metrics.Call
 
 	// Two round states: with overlap, the file I/O of one round runs in a
 	// goroutine while the next round is exchanged in the other state.
@@ -102,13 +105,12 @@ func newEngine(j *Job) (*engine, error) {
 	if !ok {
 		return e, nil // nothing to do anywhere
 	}
-	e.domains = FileDomains(span, len(j.Aggregators), j.MinDomain, j.Stripe)
-	e.rounds = Rounds(e.domains, j.BufSize)
+	e.plan(span)
 	e.domainOf = make([]int, n)
 	for r := range e.domainOf {
 		e.domainOf[r] = -1
 	}
-	for i, a := range j.Aggregators {
+	for i, a := range e.aggs {
 		e.domainOf[a] = i
 	}
 	e.sl = newSlicer(j)
@@ -131,7 +133,7 @@ func newEngine(j *Job) (*engine, error) {
 	e.scounts, e.sdispls = make([]int, n), make([]int, n)
 	e.rcounts, e.rdispls = make([]int, n), make([]int, n)
 	e.stats.Rounds = e.rounds
-	e.stats.Aggregators = len(j.Aggregators)
+	e.stats.Aggregators = len(e.aggs)
 	e.stats.Aggregator = e.aggregator()
 	return e, nil
 }
@@ -160,17 +162,45 @@ func (j *Job) check(n int) error {
 
 func (e *engine) aggregator() bool { return e.domainOf != nil && e.domainOf[e.rank] >= 0 }
 
-// myDomain is the domain this rank aggregates (valid if aggregator()).
-func (e *engine) myDomain() Range { return e.domains[e.domainOf[e.rank]] }
+// plan chooses the file domains and the windows of each round.
+//
+// Stripe-cyclic (Job.StripeCount > 0, as ROMIO's Lustre driver): only
+// ActiveAggregators of the aggregators take part, aggregator i owns every
+// stripe whose index is i modulo their number, and handles one of its
+// stripes per round, so no two aggregators ever share a stripe (a lock
+// unit). Otherwise (ROMIO's generic rule): the span is split into equal
+// domains, their inner edges moved to stripe boundaries when Stripe > 0,
+// handled BufSize bytes per round.
+func (e *engine) plan(span Range) {
+	j := e.j
+	if j.StripeCount > 0 && j.Stripe > 0 {
+		active := ActiveAggregators(len(j.Aggregators), j.StripeCount, j.CoRatio)
+		e.aggs = j.Aggregators[:active]
+		e.domains = make([]Range, active)
+		for i := range e.domains {
+			e.domains[i] = span // each aggregator's stripes are spread over all of it
+		}
+		e.rounds = StripeRounds(span, j.Stripe, active)
+		e.window = func(i, m int) Range {
+			w, _ := StripeWindow(span, j.Stripe, active, i, m)
+			return w
+		}
+		return
+	}
+	e.aggs = j.Aggregators
+	e.domains = FileDomains(span, len(e.aggs), j.MinDomain, j.Stripe)
+	e.rounds = Rounds(e.domains, j.BufSize)
+	e.window = func(i, m int) Range { return Window(e.domains[i], m, j.BufSize) }
+}
 
 // requests finds this rank's pieces in every aggregator's window of round
 // m and sends their (offset, length) lists to the aggregators: an
 // Alltoall of (pieces, bytes) per peer, then an Alltoallv of the lists.
 func (e *engine) requests(m int, st *roundState) error {
 	done := metrics.Timer(&e.stats.Plan)
-	for i, d := range e.domains {
+	for i := range e.domains {
 		var err error
-		st.mine[i], st.lo[i], st.hi[i], err = e.sl.in(Window(d, m, e.j.BufSize), st.mine[i][:0])
+		st.mine[i], st.lo[i], st.hi[i], err = e.sl.in(e.window(i, m), st.mine[i][:0])
 		if err != nil {
 			done()
 			return err
@@ -180,7 +210,7 @@ func (e *engine) requests(m int, st *roundState) error {
 	defer metrics.Timer(&e.stats.ReqExchange)()
 
 	clear(e.countsSend)
-	for i, a := range e.j.Aggregators {
+	for i, a := range e.aggs {
 		binary.LittleEndian.PutUint64(e.countsSend[16*a:], uint64(len(st.mine[i])))
 		binary.LittleEndian.PutUint64(e.countsSend[16*a+8:], uint64(st.hi[i]-st.lo[i]))
 	}

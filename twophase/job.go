@@ -33,8 +33,13 @@ type Job struct {
 	BufSize     int64 // cb_buffer_size: bytes per aggregator per round
 	MinDomain   int64 // romio_min_fdomain_size
 	Stripe      int64 // striping_unit: align domain boundaries to it
-	RMW         bool  // read-modify-write windows with holes (else write each run)
-	Atomic      bool  // lock each window; overlapping writes resolve by rank order
+	// StripeCount > 0 (with Stripe) selects stripe-cyclic domains, as
+	// ROMIO's Lustre driver: see engine.plan. CoRatio is
+	// romio_lustre_co_ratio (aggregators per storage target).
+	StripeCount int
+	CoRatio     int
+	RMW         bool // read-modify-write windows with holes (else write each run)
+	Atomic      bool // lock each window; overlapping writes resolve by rank order
 	// Overlap runs each round's file I/O in a goroutine, behind the next
 	// round's exchange (two buffers on aggregators instead of one).
 	Overlap bool

@@ -60,7 +60,7 @@ func Read(j *Job) (int64, error) {
 // so that ranks that did not open the file know where it ends.
 func (e *engine) fileSize() (int64, error) {
 	var b [8]byte
-	root := e.j.Aggregators[0]
+	root := e.aggs[0]
 	if e.rank == root {
 		size, err := e.j.File.Size()
 		if err != nil {

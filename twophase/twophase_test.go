@@ -72,7 +72,7 @@ type rankCase struct {
 // runCollective writes (then reads back) every rank's access with the
 // two-phase engine on an in-memory world and returns the file and the
 // per-rank stats.
-func runCollective(t testing.TB, path string, cases []rankCase, aggs []int, buf int64, rmw bool, stripe int64, overlap ...bool) ([]metrics.Call, error) {
+func runCollective(t testing.TB, path string, cases []rankCase, aggs []int, buf int64, rmw bool, stripe int64, mods ...func(*Job)) ([]metrics.Call, error) {
 	n := len(cases)
 	stats := make([]metrics.Call, n)
 	d := ufs.New()
@@ -91,7 +91,10 @@ func runCollective(t testing.TB, path string, cases []rankCase, aggs []int, buf 
 			}
 		}
 		job := &Job{Comm: c, File: f, Aggregators: aggs, Ranges: ranges, Access: cases[r].access,
-			BufSize: buf, Stripe: stripe, RMW: rmw, Stats: &stats[r], Overlap: len(overlap) > 0 && overlap[0]}
+			BufSize: buf, Stripe: stripe, RMW: rmw, Stats: &stats[r]}
+		for _, mod := range mods {
+			mod(job)
+		}
 		if err := Write(job); err != nil {
 			return err
 		}
@@ -165,7 +168,7 @@ func TestSubarrayBlocks(t *testing.T) {
 						aggs[i] = i * np / naggs
 					}
 					path := filepath.Join(t.TempDir(), "f")
-					stats, err := runCollective(t, path, cases, aggs, buf, true, 0, buf == 7)
+					stats, err := runCollective(t, path, cases, aggs, buf, true, 0, func(j *Job) { j.Overlap = buf == 7 })
 					require.NoError(t, err)
 					got, _ := os.ReadFile(path)
 					require.Equal(t, expectedFile(cases), got)
@@ -218,8 +221,15 @@ func TestRandomCollective(t *testing.T) {
 		rmw := rapid.Bool().Draw(rt, "rmw")
 		stripe := rapid.SampledFrom([]int64{0, 8, 64}).Draw(rt, "stripe")
 		overlap := rapid.Bool().Draw(rt, "overlap")
+		stripeCount := 0
+		if stripe > 0 {
+			stripeCount = rapid.IntRange(0, 5).Draw(rt, "stripe_count") // 0: generic domains
+		}
+		coRatio := rapid.IntRange(1, 3).Draw(rt, "co_ratio")
 		path := filepath.Join(t.TempDir(), "r")
-		if _, err := runCollective(t, path, cases, aggs, bufSize, rmw, stripe, overlap); err != nil {
+		if _, err := runCollective(t, path, cases, aggs, bufSize, rmw, stripe, func(j *Job) {
+			j.Overlap, j.StripeCount, j.CoRatio = overlap, stripeCount, coRatio
+		}); err != nil {
 			rt.Fatal(err)
 		}
 		got, _ := os.ReadFile(path)
@@ -275,7 +285,8 @@ func TestRandomManyRanks(t *testing.T) {
 		// Few rounds: the cost of a round grows with the rank count.
 		bufSize := rapid.Int64Range(blk*int64(np)/4+1, blk*int64(np)*2).Draw(rt, "cb")
 		path := filepath.Join(t.TempDir(), "m")
-		if _, err := runCollective(t, path, cases, aggs, bufSize, rapid.Bool().Draw(rt, "rmw"), 0, rapid.Bool().Draw(rt, "overlap")); err != nil {
+		overlap := rapid.Bool().Draw(rt, "overlap")
+		if _, err := runCollective(t, path, cases, aggs, bufSize, rapid.Bool().Draw(rt, "rmw"), 0, func(j *Job) { j.Overlap = overlap }); err != nil {
 			rt.Fatal(err)
 		}
 		got, _ := os.ReadFile(path)

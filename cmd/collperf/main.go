@@ -50,6 +50,7 @@ type config struct {
 	keep     bool
 	quiet    bool
 	iters    int
+	driver   string // collio driver prefix ("sim", "faulty", ...), "" = detect
 }
 
 func main() {
@@ -117,6 +118,7 @@ func parseFlags(args []string) (config, error) {
 	fs.BoolVar(&c.keep, "keep", false, "keep the test files")
 	fs.BoolVar(&c.quiet, "q", false, "quiet: print nothing but errors")
 	fs.IntVar(&c.iters, "i", 1, "repetitions of each write and read")
+	fs.StringVar(&c.driver, "driver", "", "collio driver for the test file (e.g. sim for the emulated striped file system); default: detected. Only with -impl collio")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			var b strings.Builder
@@ -150,6 +152,9 @@ func parseFlags(args []string) (config, error) {
 	}
 	if c.impls, err = parseImpls(impls); err != nil {
 		return c, err
+	}
+	if c.driver != "" && slices.Contains(c.impls, "mpiio") {
+		return c, fmt.Errorf("-driver %s: the host MPI-IO cannot use collio drivers; add -impl collio", c.driver)
 	}
 	c.hints, c.hintSrc = collio.Hints(hs.vals), hs.source
 	return c, nil
@@ -305,6 +310,9 @@ func run(cfg config) int {
 		var w workload
 		switch kind {
 		case "collio":
+			if cfg.driver != "" {
+				path = cfg.driver + ":" + path
+			}
 			w = &collioWorkload{comm: world, hints: cfg.hints}
 		case "mpiio":
 			w = &hostWorkload{comm: mpi.World(), hints: cfg.hints}
