@@ -69,3 +69,26 @@ fmt:
 
 clean:
 	rm -rf $(BIN)
+
+# The C shared library (cmd/libcollio): collio's C API and a drop-in
+# replacement of the host MPI's MPI_File_* functions (see cmd/libcollio/README.md).
+#   make lib                          bin/libcollio.so and bin/collio.h
+#   make install [PREFIX=/usr/local]  lib/libcollio.so, include/collio.h, lib/pkgconfig/collio.pc under PREFIX
+#   make test-c                       C programs on NP ranks: host MPI-IO vs collio linked and preloaded
+PREFIX         ?= /usr/local
+COLLIO_VERSION ?= 0.1
+LIBCOLLIO_SRC  := $(shell find . -path ./bin -prune -o \( -name '*.go' ! -name '*_test.go' -o -path './cmd/libcollio/*.[ch]' \) -print 2>/dev/null) go.mod go.sum
+.PHONY: lib install test-c
+lib: deps $(BIN)/libcollio.so $(BIN)/collio.h
+$(BIN)/libcollio.so: $(LIBCOLLIO_SRC)
+	$(GO) build -buildmode=c-shared -o $@ ./cmd/libcollio
+$(BIN)/collio.h: cmd/libcollio/collio.h
+	@mkdir -p $(BIN) && cp $< $@
+install: lib
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include
+	install -m 755 $(BIN)/libcollio.so $(DESTDIR)$(PREFIX)/lib/libcollio.so
+	install -m 644 cmd/libcollio/collio.h $(DESTDIR)$(PREFIX)/include/collio.h
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(COLLIO_VERSION)|g' collio.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/collio.pc
+test-c: lib
+	@dir=$$(mktemp -d); $(MAKE) --no-print-directory install PREFIX=$$dir >/dev/null && \
+	NP=$(NP) testdata/c/run.sh $$dir $(BIN)/ctest; rc=$$?; rm -rf $$dir; exit $$rc

@@ -19,7 +19,9 @@ import (
 	"io"
 
 	"github.com/collio/collio/adio"
+	_ "github.com/collio/collio/driver/beegfs" // beegfs: stripe info and layout through BeeGFS ioctls
 	_ "github.com/collio/collio/driver/faulty" // faulty: fault injection
+	_ "github.com/collio/collio/driver/lustre" // lustre: striping through LL_IOC_LOV_*STRIPE
 	_ "github.com/collio/collio/driver/sim"    // sim: emulated striped file system
 	_ "github.com/collio/collio/driver/ufs"    // the default driver
 	"github.com/collio/collio/metrics"

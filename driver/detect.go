@@ -73,3 +73,13 @@ func magicOfNearestExisting(path string) (uint32, error) {
 func isMissing(err error) bool {
 	return errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR)
 }
+
+// SetStatfsForTest replaces the statfs lookup that detection uses (it
+// returns the f_type magic of a path) until restore is called, so that
+// tests of drivers in other packages can pretend to be on their file
+// system. Not safe while other goroutines resolve paths.
+func SetStatfsForTest(f func(path string) (uint32, error)) (restore func()) {
+	saved := fsMagic
+	fsMagic = f
+	return func() { fsMagic = saved }
+}

@@ -1,0 +1,84 @@
+package lustre
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/collio/collio/driver"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// mountDir returns a fresh directory under $COLLIO_LUSTRE_DIR, or skips.
+func mountDir(t *testing.T) string {
+	t.Helper()
+	base := os.Getenv("COLLIO_LUSTRE_DIR")
+	if base == "" {
+		t.Skip("needs a Lustre mount: make test-lustre COLLIO_LUSTRE_DIR=/lustre/scratch/$USER")
+	}
+	dir, err := os.MkdirTemp(base, "collio-lustre-test-")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+func TestMountDetected(t *testing.T) {
+	dir := mountDir(t)
+	name, err := driver.DetectFSName(filepath.Join(dir, "new"))
+	require.NoError(t, err)
+	require.Equal(t, "lustre", name, "COLLIO_LUSTRE_DIR must be on Lustre")
+	d, _, err := driver.Resolve(filepath.Join(dir, "new"))
+	require.NoError(t, err)
+	assert.Equal(t, "lustre", d.Name())
+}
+
+func TestMountCreateWithLayout(t *testing.T) {
+	dir := mountDir(t)
+	path := filepath.Join(dir, "striped")
+	d := New()
+	want := driver.Layout{StripeSize: 1 << 20, StripeCount: 2, StartTarget: -1}
+	f, err := d.Open(path, driver.OpenOptions{Flags: driver.ORdWr | driver.OCreate | driver.OExcl, Perm: 0o644, Layout: want})
+	require.NoError(t, err)
+	got := f.Layout()
+	assert.Equal(t, want.StripeSize, got.StripeSize)
+	// Fewer OSTs than asked is possible on small systems.
+	assert.LessOrEqual(t, got.StripeCount, 2)
+	assert.GreaterOrEqual(t, got.StripeCount, 1)
+	data := bytes.Repeat([]byte("0123456789abcdef"), 1<<17) // 2 MiB over both stripes
+	_, err = f.WriteAt(data, 0)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+
+	// A second open reads the same layout; setting another one keeps it.
+	f, err = d.Open(path, driver.OpenOptions{Flags: driver.ORdWr | driver.OCreate, Layout: driver.Layout{StripeSize: 4 << 20}})
+	require.NoError(t, err)
+	defer f.Close()
+	assert.Equal(t, got.StripeSize, f.Layout().StripeSize, "EEXIST keeps the existing layout")
+	assert.Equal(t, got.StripeCount, f.Layout().StripeCount)
+	assert.GreaterOrEqual(t, f.Layout().StartTarget, 0, "an instantiated file has a first OST")
+	back := make([]byte, len(data))
+	_, err = f.ReadAt(back, 0)
+	require.NoError(t, err)
+	assert.Equal(t, data, back)
+}
+
+func TestMountRoundsStripeSize(t *testing.T) {
+	dir := mountDir(t)
+	f, err := New().Open(filepath.Join(dir, "rounded"), driver.OpenOptions{Flags: driver.ORdWr | driver.OCreate,
+		Layout: driver.Layout{StripeSize: 1000000, StripeCount: 1, StartTarget: -1}})
+	require.NoError(t, err)
+	defer f.Close()
+	assert.EqualValues(t, 1<<20, f.Layout().StripeSize)
+}
+
+func TestMountDefaultLayoutIsReported(t *testing.T) {
+	dir := mountDir(t)
+	f, err := New().Open(filepath.Join(dir, "plain"), driver.OpenOptions{Flags: driver.ORdWr | driver.OCreate,
+		Layout: driver.Layout{StartTarget: -1}})
+	require.NoError(t, err)
+	defer f.Close()
+	assert.Positive(t, f.Layout().StripeSize)
+	assert.Positive(t, f.Layout().StripeCount)
+}
