@@ -21,8 +21,14 @@
 #   INTERLEAVE=1      run REPS rounds of one-repetition launches instead, so that collio and the host
 #                     variants alternate in every round (spreads machine noise; costs a launch, about
 #                     1 s, per repetition). Default 0: the repetitions of a variant run back to back.
-#   VARIANTS="collio ompio/vulcan ompio/dynamic ompio/dynamic_gen2 ompio/two_phase ompio/individual romio321"
-#                     what to run: collio, ompio/<fcoll>, romio321 (any romio*), or default (no --mca)
+#   VARIANTS="collio collio+indep collio+allaggs ompio/vulcan ompio/dynamic ompio/dynamic_gen2 ompio/two_phase ompio/individual romio321"
+#                     what to run: collio, collio+<preset>, ompio/<fcoll>, romio321 (any romio*), or default
+#                     (no --mca). Presets: indep (romio_cb_read/write=disable), allaggs (cb_config_list=*:*,
+#                     every rank aggregates), cyclic / aligned / even (collio_file_domains)
+#   SIM_VARIANTS="collio+cyclic collio+aligned collio+even collio+indep"
+#                     collio variants run a third time on the sim driver (an emulated striped file system:
+#                     4 targets, 1 MiB stripes, 200 MiB/s each, lock revocation 1 ms; in the disk directory)
+#                     to show what stripe-aware planning is worth; empty to skip
 #   BENCH_TMPFS_DIR=/dev/shm   tmpfs directory; set it empty to skip (on several nodes /dev/shm is
 #                     node-local, so skip it there)
 #   BENCH_DISK_DIR=   disk (or parallel file system) directory; default a new temp dir under /var/tmp.
@@ -55,7 +61,9 @@ else
 fi
 NP=${NP:-4}
 INTERLEAVE=${INTERLEAVE:-0}
-VARIANTS=${VARIANTS:-"collio ompio/vulcan ompio/dynamic ompio/dynamic_gen2 ompio/two_phase ompio/individual romio321"}
+VARIANTS=${VARIANTS:-"collio collio+indep collio+allaggs ompio/vulcan ompio/dynamic ompio/dynamic_gen2 ompio/two_phase ompio/individual romio321"}
+SIM_VARIANTS=${SIM_VARIANTS-"collio+cyclic collio+aligned collio+even collio+indep"}
+SIM_HINTS=(-hint striping_unit=1m -hint striping_factor=4 -hint cb_config_list='*:*')
 BENCH_TMPFS_DIR=${BENCH_TMPFS_DIR-/dev/shm}
 BENCH_DISK_DIR=${BENCH_DISK_DIR:-}
 MPIRUN=${MPIRUN:-mpirun}
@@ -74,9 +82,26 @@ case $NP in '' | *[!0-9]* | 0) die "NP=$NP: want a positive integer" ;; esac
 case $REPS in '' | *[!0-9]* | 0) die "REPS=$REPS: want a positive integer" ;; esac
 case $SIZE in '' | *[!0-9,]*) die "SIZE=$SIZE: want N or X,Y,Z" ;; esac
 case $INTERLEAVE in 0 | 1) ;; *) die "INTERLEAVE=$INTERLEAVE: want 0 or 1" ;; esac
-for v in $VARIANTS; do
-	case $v in collio | default | ompio/?* | romio*) ;; *) die "VARIANTS: unknown variant $v" ;; esac
+for v in $VARIANTS $SIM_VARIANTS; do
+	case $v in collio | collio+indep | collio+allaggs | collio+cyclic | collio+aligned | collio+even | default | ompio/?* | romio*) ;;
+	*) die "VARIANTS: unknown variant $v" ;;
+	esac
 done
+for v in $SIM_VARIANTS; do
+	case $v in collio*) ;; *) die "SIM_VARIANTS: only collio variants run on sim, not $v" ;; esac
+done
+
+# preset prints the collperf flags of a collio variant.
+preset() {
+	case $1 in
+	collio) ;;
+	collio+indep) echo "-hint romio_cb_write=disable -hint romio_cb_read=disable" ;;
+	collio+allaggs) echo "-hint cb_config_list=*:*" ;;
+	collio+cyclic) echo "-hint collio_file_domains=stripe_cyclic" ;;
+	collio+aligned) echo "-hint collio_file_domains=aligned" ;;
+	collio+even) echo "-hint collio_file_domains=even" ;;
+	esac
+}
 
 if [ ! -x "$COLLPERF" ] || [ ! -x "$BENCHREPORT" ]; then
 	echo "bench: building bin/collperf and bin/benchreport" >&2
@@ -128,6 +153,10 @@ fi
 cleanup+=("$d")
 labels+=(disk)
 dirs+=("$d")
+if [ -n "$SIM_VARIANTS" ]; then
+	labels+=(sim)
+	dirs+=("$d") # the sim driver keeps its bytes in the disk directory
+fi
 
 stamp=$(date +%Y%m%d-%H%M%S)
 raw=$RESULTS/raw/$stamp
@@ -142,7 +171,8 @@ else
 	iters=$REPS
 fi
 nvariants=$(echo "$VARIANTS" | wc -w)
-total=$((rounds * ${#dirs[@]} * nvariants))
+nsim=$(echo "$SIM_VARIANTS" | wc -w)
+total=$((rounds * (${#dirs[@]} * nvariants - (nsim > 0 ? nvariants - nsim : 0))))
 echo "bench: np $NP, size $SIZE, $REPS repetition(s) ($rounds round(s) of -i $iters), ${#dirs[@]} dir(s), $nvariants variant(s): $total launches; raw results in $raw"
 
 seq=0
@@ -152,10 +182,18 @@ for ((round = 1; round <= rounds; round++)); do
 	for i in "${!dirs[@]}"; do
 		label=${labels[$i]}
 		dir=${dirs[$i]}
-		for v in $VARIANTS; do
+		variants=$VARIANTS
+		[ "$label" = sim ] && variants=$SIM_VARIANTS
+		for v in $variants; do
 			seq=$((seq + 1))
+			flags=()
 			case $v in
-			collio) mca=() impl=collio ;;
+			collio*)
+				mca=() impl=collio
+				# shellcheck disable=SC2207 # presets are word lists
+				flags=(-name "$v" $(preset "$v"))
+				[ "$label" = sim ] && flags+=(-driver sim "${SIM_HINTS[@]}")
+				;;
 			default) mca=() impl=mpiio ;;
 			ompio/*) mca=(--mca io ompio --mca fcoll "${v#ompio/}") impl=mpiio ;;
 			romio*) mca=(--mca io "$v") impl=mpiio ;;
@@ -164,7 +202,7 @@ for ((round = 1; round <= rounds; round++)); do
 			json=$raw/$name.json
 			cmd=("$MPIRUN" ${launcher[@]+"${launcher[@]}"} -np "$NP" ${mca[@]+"${mca[@]}"}
 				"$COLLPERF" -q -impl "$impl" -dir "$dir" -size "$SIZE" -i "$iters" -label "$label" -json "$json"
-				${extra[@]+"${extra[@]}"})
+				${flags[@]+"${flags[@]}"} ${extra[@]+"${extra[@]}"})
 			printf -v cmdline '%q ' "${cmd[@]}"
 			t0=$(now)
 			rc=0
@@ -188,7 +226,7 @@ bench_cmd="NP=$NP SIZE=$SIZE REPS=$REPS QUICK=$QUICK INTERLEAVE=$INTERLEAVE BENC
 [ -n "$BENCH_DISK_DIR" ] && bench_cmd+=" BENCH_DISK_DIR=$BENCH_DISK_DIR"
 [ -n "$MPIRUN_ARGS" ] && bench_cmd+=" MPIRUN_ARGS='$MPIRUN_ARGS'"
 [ -n "$COLLPERF_ARGS" ] && bench_cmd+=" COLLPERF_ARGS='$COLLPERF_ARGS'"
-bench_cmd+=" VARIANTS='$VARIANTS' scripts/bench.sh    # $seq launches, ${wall}s of benchmark wall time"
+bench_cmd+=" VARIANTS='$VARIANTS' SIM_VARIANTS='$SIM_VARIANTS' scripts/bench.sh    # $seq launches, ${wall}s of benchmark wall time"
 
 echo
 "$BENCHREPORT" -in "$raw" -md "$RESULTS/bench.md" -json "$RESULTS/bench.json" -cmd "$bench_cmd"

@@ -51,6 +51,7 @@ type config struct {
 	quiet    bool
 	iters    int
 	driver   string // collio driver prefix ("sim", "faulty", ...), "" = detect
+	name     string // label of the collio implementation in results
 }
 
 func main() {
@@ -118,6 +119,7 @@ func parseFlags(args []string) (config, error) {
 	fs.BoolVar(&c.keep, "keep", false, "keep the test files")
 	fs.BoolVar(&c.quiet, "q", false, "quiet: print nothing but errors")
 	fs.IntVar(&c.iters, "i", 1, "repetitions of each write and read")
+	fs.StringVar(&c.name, "name", "collio", "label of the collio implementation in tables and JSON (benchmark scripts tell variants apart with it)")
 	fs.StringVar(&c.driver, "driver", "", "collio driver for the test file (e.g. sim for the emulated striped file system); default: detected. Only with -impl collio")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -313,6 +315,7 @@ func run(cfg config) int {
 			if cfg.driver != "" {
 				path = cfg.driver + ":" + path
 			}
+			info.Impl = cfg.name
 			w = &collioWorkload{comm: world, hints: cfg.hints}
 		case "mpiio":
 			w = &hostWorkload{comm: mpi.World(), hints: cfg.hints}
