@@ -61,7 +61,17 @@ func variantsFor(shape string, p int) []writeVariant {
 			hints: collio.Hints{"romio_cb_write": "disable", "romio_cb_read": "disable"}},
 		writeVariant{name: fmt.Sprintf("tp-agg%d", p), mode: rw, collective: true, strategy: stratTwoPhase,
 			aggs: p, readBack: true, wantRMW: shape == "holes-every-rank",
-			hints: cbHints("cb_nodes", strconv.Itoa(p))})
+			hints: cbHints("cb_nodes", strconv.Itoa(p))},
+		// OMPIO's segmentations: groups of ranks, holes never written,
+		// small cycle buffers so cycles cut pieces.
+		writeVariant{name: "seg-dynamic", mode: rw, collective: true, strategy: "dynamic", readBack: true,
+			aggs: min(2, p), noRMW: true, hints: cbHints("collio_strategy", "dynamic", "cb_nodes", "2", "cb_buffer_size", "1000")},
+		writeVariant{name: "seg-static", mode: rw, collective: true, strategy: "static", readBack: true,
+			aggs: min(2, p), noRMW: true, hints: cbHints("collio_strategy", "static", "cb_nodes", "2", "cb_buffer_size", "1000")},
+		writeVariant{name: "seg-dynamic-overwrite", mode: rw, collective: true, strategy: "dynamic", readBack: true,
+			overwrite: true, aggs: p, noRMW: true, hints: cbHints("collio_strategy", "dynamic", "cb_nodes", strconv.Itoa(p), "cb_buffer_size", "64", "collio_overlap", "disable")},
+		writeVariant{name: "seg-static-overwrite", mode: rw, collective: true, strategy: "static", readBack: true,
+			overwrite: true, aggs: 1, noRMW: true, hints: cbHints("collio_strategy", "static", "cb_nodes", "1", "cb_buffer_size", "64")})
 	if !fullTwoPhase[shape] {
 		return vs
 	}

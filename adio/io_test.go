@@ -87,6 +87,7 @@ func TestRandomViewsWriteRead(t *testing.T) {
 		cbNodes := fmt.Sprint(rapid.IntRange(1, n).Draw(rt, "cb_nodes"))
 		cbBuf := fmt.Sprint(rapid.SampledFrom([]int{8, 100, 1 << 20}).Draw(rt, "cb_buffer_size"))
 		noIndep := rapid.SampledFrom([]string{"false", "true"}).Draw(rt, "romio_no_indep_rw")
+		strategy := rapid.SampledFrom([]string{"auto", "auto", "twophase", "dynamic", "static"}).Draw(rt, "collio_strategy")
 		if !collective {
 			noIndep = "false"
 		}
@@ -99,7 +100,7 @@ func TestRandomViewsWriteRead(t *testing.T) {
 		err := comm.RunWorld(n, 0, func(c comm.Comm) error {
 			h := map[string]string{"romio_ds_write": dsWrite, "romio_ds_read": dsRead, "ind_wr_buffer_size": buf, "ind_rd_buffer_size": buf,
 				"romio_cb_write": cb, "romio_cb_read": cb, "cb_config_list": "*:*", "cb_nodes": cbNodes,
-				"cb_buffer_size": cbBuf, "romio_no_indep_rw": noIndep}
+				"cb_buffer_size": cbBuf, "romio_no_indep_rw": noIndep, "collio_strategy": strategy}
 			f, err := Open(c, path, ModeCreate|ModeRdWr, OpenOptions{Hints: h})
 			if err != nil {
 				return err
@@ -123,7 +124,12 @@ func TestRandomViewsWriteRead(t *testing.T) {
 			if err := f.Sync(); err != nil {
 				return err
 			}
-			if last, _ := f.Stats(); collective && cb == "enable" && last.Strategy != "twophase" {
+			last, _ := f.Stats()
+			switch {
+			case !collective:
+			case strategy != "auto" && last.Strategy != strategy:
+				return fmt.Errorf("collio_strategy=%s ran %s", strategy, last.Strategy)
+			case strategy == "auto" && cb == "enable" && last.Strategy != "twophase":
 				return fmt.Errorf("romio_cb_write=enable ran %s", last.Strategy)
 			}
 			got := make([]byte, len(data))

@@ -6,8 +6,12 @@ import (
 
 	"github.com/collio/collio/hints"
 	"github.com/collio/collio/internal/ioerr"
+	"github.com/collio/collio/segment"
 	"github.com/collio/collio/twophase"
 )
+
+// overlap reports whether collio_overlap is on.
+func (f *File) overlap() bool { return f.hints.Enum(hints.CollioOverlap) == hints.Enable }
 
 // A strategy runs one rank's part of a collective transfer. The caller
 // has already checked the arguments on every rank and gathered every
@@ -21,6 +25,8 @@ type strategy interface {
 var strategies = map[string]strategy{
 	hints.StrategyIndependent: independent{},
 	hints.StrategyTwoPhase:    twoPhase{},
+	hints.StrategyDynamic:     segmented{dynamic: true},
+	hints.StrategyStatic:      segmented{dynamic: false},
 }
 
 // Available returns the names of the strategies that can be chosen.
@@ -141,3 +147,15 @@ func (t twoPhase) read(c *call) (int64, error) { return twophase.Read(t.job(c, f
 
 // describe is used in messages.
 func (c *call) String() string { return fmt.Sprintf("%s at offset %d", c.op, c.off) }
+
+// segmented: OMPIO's dynamic or static segmentation (package segment):
+// aggregators serve groups of ranks rather than file domains.
+type segmented struct{ dynamic bool }
+
+func (s segmented) write(c *call) error {
+	return segment.Write(twoPhase{}.job(c, true), s.dynamic, c.f.overlap())
+}
+
+func (s segmented) read(c *call) (int64, error) {
+	return segment.Read(twoPhase{}.job(c, false), s.dynamic, c.f.overlap())
+}

@@ -81,7 +81,7 @@ var Table = []Spec{
 	{Key: CollioStrategy, Kind: KindEnum, Default: StrategyAuto,
 		Allowed:   []string{StrategyAuto, StrategyTwoPhase, StrategyDynamic, StrategyStatic, StrategyTAM, StrategyIndependent},
 		MustAgree: true,
-		Doc:       "Collective I/O strategy; auto chooses from the access pattern (the romio_cb_read/write rules). Available now: twophase, independent; dynamic, static and tam are accepted names of strategies still to come and fail with an error naming the available ones."},
+		Doc:       "Collective I/O strategy; auto chooses from the access pattern (the romio_cb_read/write rules). twophase is ROMIO's extended two-phase (file domains), dynamic and static are OMPIO's segmentations (groups of ranks per aggregator), independent is each rank on its own; tam is accepted but not available yet (an error names the available ones)."},
 	{Key: CollioNodeSize, Kind: KindInt, Default: "0", Min: 0, MustAgree: true, OpenOnly: true,
 		Doc: "0 = real nodes; n > 0 groups consecutive ranks into virtual nodes of n ranks."},
 	{Key: CollioCollectiveTimeout, Kind: KindInt, Default: "300", Min: 0, MustAgree: true,
