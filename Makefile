@@ -92,3 +92,4 @@ install: lib
 test-c: lib
 	@dir=$$(mktemp -d); $(MAKE) --no-print-directory install PREFIX=$$dir >/dev/null && \
 	NP=$(NP) testdata/c/run.sh $$dir $(BIN)/ctest; rc=$$?; rm -rf $$dir; exit $$rc
+test: test-c

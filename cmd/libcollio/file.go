@@ -1,0 +1,418 @@
+package main
+
+// #include <stdlib.h>
+// #include "shim.h"
+import "C"
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"unsafe"
+
+	"github.com/collio/collio/adio"
+	_ "github.com/collio/collio/driver/ufs" // the default driver
+	"github.com/collio/collio/internal/agree"
+	"github.com/collio/collio/internal/comm"
+	"github.com/collio/collio/internal/ioerr"
+	"github.com/collio/collio/internal/mpi"
+	"github.com/collio/collio/layout"
+)
+
+// infoMap reads an MPI_Info's pairs (MPI_INFO_NULL gives none).
+func infoMap(info C.MPI_Info) map[string]string {
+	if info == C.collio_info_null() {
+		return map[string]string{}
+	}
+	m, err := mpi.InfoFromFint(int32(C.collio_info_fint(info))).Map()
+	if err != nil {
+		return map[string]string{}
+	}
+	return m
+}
+
+// agreeLocal makes a collective call fail on every rank when local (a
+// problem found before the call reached adio) is set on any rank. A rank
+// keeps its own error; the others get the first failing rank's.
+func agreeLocal(c comm.Comm, local error) error {
+	err := agree.Errors(c, local)
+	if local != nil {
+		return local
+	}
+	return err
+}
+
+//export collioGoRoute
+func collioGoRoute(path *C.char) C.int {
+	if passthrough(C.GoString(path)) {
+		return 1
+	}
+	return 0
+}
+
+//export collioGoOpen
+func collioGoOpen(commp unsafe.Pointer, path *C.char, amode C.int, info unsafe.Pointer, flags C.int, out *C.uintptr_t) C.int {
+	*out = 0
+	p := C.GoString(path)
+	c := mpi.CommFromPointer(commp)
+	rank := c.Rank()
+	user := infoMap(C.MPI_Info(info))
+	h := filterHints(openHints(p, user), rank)
+	af, err := adio.Open(c, p, adio.Mode(amode), adio.OpenOptions{Hints: h, Lenient: true, Getenv: getenv})
+	if err != nil {
+		return fail(err)
+	}
+	fc, ok := af.Comm().(mpi.Comm)
+	if !ok {
+		af.Close()
+		return fail(errCode(C.MPI_ERR_INTERN, "adio's communicator is not an MPI communicator"))
+	}
+	f := &file{f: af, comm: fc, path: p, etype: C.collio_type_byte(), ftype: C.collio_type_byte(), datarep: "native"}
+	if err := f.openSharedPointer(); err != nil {
+		af.Close()
+		return fail(err)
+	}
+	if err := register(f); err != nil {
+		f.closeSharedPointer()
+		af.Close()
+		return fail(err)
+	}
+	f.eh = C.collio_default_errhandler()
+	if verbose() > 0 && rank == 0 {
+		fmt.Fprintf(os.Stderr, "collio[%d]: opened %s (%s) with collio, handle %#x\n", worldRank(), p, adio.Mode(amode), f.h)
+	}
+	*out = C.uintptr_t(f.h)
+	return C.MPI_SUCCESS
+}
+
+//export collioGoClose
+func collioGoClose(h C.uintptr_t, eh *unsafe.Pointer) C.int {
+	*eh = nil
+	f, err := lookup(h)
+	if err != nil {
+		return fail(err)
+	}
+	unregister(f)
+	*eh = unsafe.Pointer(f.eh)
+	werr := f.closeSharedPointer()
+	C.collio_type_drop(f.etype)
+	C.collio_type_drop(f.ftype)
+	err = f.f.Close()
+	if err == nil {
+		err = werr
+	}
+	return fail(err)
+}
+
+//export collioGoDelete
+func collioGoDelete(path *C.char, info unsafe.Pointer) C.int {
+	return fail(adio.Delete(C.GoString(path)))
+}
+
+//export collioGoSetView
+func collioGoSetView(h C.uintptr_t, disp C.longlong, etype, ftype unsafe.Pointer, datarep *C.char, info unsafe.Pointer) C.int {
+	f, err := lookup(h)
+	if err != nil {
+		return fail(err)
+	}
+	var local error
+	rep := ""
+	if datarep == nil {
+		local = errCode(C.MPI_ERR_ARG, "set_view: datarep is NULL")
+	} else if rep = C.GoString(datarep); !nativeRep(rep) {
+		local = errCode(C.MPI_ERR_UNSUPPORTED_DATAREP, "set_view: data representation %q is not supported (only \"native\" and \"internal\", which collio treats as native)", rep)
+	}
+	view := adio.View{Disp: int64(disp)}
+	if local == nil {
+		view.Etype, local = decodeType(etype, "etype")
+	}
+	if local == nil {
+		view.Filetype, local = decodeType(ftype, "filetype")
+	}
+	hs := filterHints(infoMap(C.MPI_Info(info)), f.comm.Rank())
+	if err := agreeLocal(f.comm, local); err != nil {
+		return fail(err)
+	}
+	if err := f.f.SetView(view, hs); err != nil {
+		return fail(err)
+	}
+	var et, ft C.MPI_Datatype
+	if rc := C.collio_type_keep(C.MPI_Datatype(etype), &et); rc != C.MPI_SUCCESS {
+		et = C.collio_type_byte()
+	}
+	if rc := C.collio_type_keep(C.MPI_Datatype(ftype), &ft); rc != C.MPI_SUCCESS {
+		ft = C.collio_type_byte()
+	}
+	C.collio_type_drop(f.etype)
+	C.collio_type_drop(f.ftype)
+	f.etype, f.ftype, f.datarep = et, ft, rep
+	// MPI: set_view resets the shared file pointer too.
+	return fail(f.resetSharedPointer())
+}
+
+// nativeRep reports whether collio supports data representation rep:
+// "native", and "internal", whose format MPI leaves to the implementation.
+func nativeRep(rep string) bool {
+	switch strings.ToLower(rep) {
+	case "native", "internal":
+		return true
+	}
+	return false
+}
+
+// decodeType turns an MPI datatype into collio's layout.
+func decodeType(t unsafe.Pointer, what string) (lt *layout.Type, err error) {
+	dt := mpi.DatatypeFromPointer(t)
+	if t == nil || dt.IsNull() {
+		return nil, errCode(C.MPI_ERR_TYPE, "%s is MPI_DATATYPE_NULL", what)
+	}
+	lt, err = dt.Layout()
+	if err != nil {
+		return nil, errCode(C.MPI_ERR_TYPE, "%s: %v", what, err)
+	}
+	return lt, nil
+}
+
+//export collioGoGetView
+func collioGoGetView(h C.uintptr_t, disp *C.longlong, etype, ftype *unsafe.Pointer, datarep *C.char) C.int {
+	f, err := lookup(h)
+	if err != nil {
+		return fail(err)
+	}
+	*disp = C.longlong(f.f.View().Disp)
+	*etype, *ftype = unsafe.Pointer(f.etype), unsafe.Pointer(f.ftype)
+	out := unsafe.Slice((*byte)(unsafe.Pointer(datarep)), C.MPI_MAX_DATAREP_STRING)
+	out[copy(out[:len(out)-1], f.datarep)] = 0
+	return C.MPI_SUCCESS
+}
+
+// collioGoHostInfo gives a file passed through to the host MPI-IO the
+// config's hints for its path: *out is a new info object holding the
+// program's hints and the config's (the caller frees it), or NULL when no
+// rule with hints matches.
+//
+//export collioGoHostInfo
+func collioGoHostInfo(path *C.char, info unsafe.Pointer, out *unsafe.Pointer) {
+	*out = nil
+	p := C.GoString(path)
+	some := false
+	for _, r := range loadConfig().matching(p) {
+		some = some || len(r.Hints) > 0
+	}
+	if !some {
+		return
+	}
+	m := openHints(p, infoMap(C.MPI_Info(info)))
+	ni := C.collio_info_new()
+	if ni == C.collio_info_null() {
+		return
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		ck, cv := C.CString(k), C.CString(m[k])
+		C.collio_info_put(ni, ck, cv)
+		C.free(unsafe.Pointer(ck))
+		C.free(unsafe.Pointer(cv))
+	}
+	*out = unsafe.Pointer(ni)
+}
+
+//export collioGoSetInfo
+func collioGoSetInfo(h C.uintptr_t, info unsafe.Pointer) C.int {
+	f, err := lookup(h)
+	if err != nil {
+		return fail(err)
+	}
+	hs := filterHints(infoMap(C.MPI_Info(info)), f.comm.Rank())
+	// adio has no set_info: setting the same view with the new hints does
+	// it, except that it resets the individual file pointer, which is put
+	// back.
+	pos := f.f.Position()
+	if err := f.f.SetView(f.f.View(), hs); err != nil {
+		return fail(err)
+	}
+	_, err = f.f.Seek(pos, io.SeekStart)
+	return fail(err)
+}
+
+//export collioGoGetInfo
+func collioGoGetInfo(h C.uintptr_t, out *unsafe.Pointer) C.int {
+	f, err := lookup(h)
+	if err != nil {
+		return fail(err)
+	}
+	info := C.collio_info_new()
+	if info == C.collio_info_null() {
+		return fail(errCode(C.MPI_ERR_INTERN, "MPI_Info_create failed"))
+	}
+	m := f.f.Info()
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if m[k] == "" {
+			continue
+		}
+		ck, cv := C.CString(k), C.CString(m[k])
+		C.collio_info_put(info, ck, cv)
+		C.free(unsafe.Pointer(ck))
+		C.free(unsafe.Pointer(cv))
+	}
+	*out = unsafe.Pointer(info)
+	return C.MPI_SUCCESS
+}
+
+//export collioGoSize
+func collioGoSize(h C.uintptr_t, size *C.longlong) C.int {
+	f, err := lookup(h)
+	if err != nil {
+		return fail(err)
+	}
+	n, err := f.f.Size()
+	*size = C.longlong(n)
+	return fail(err)
+}
+
+//export collioGoSetSize
+func collioGoSetSize(h C.uintptr_t, size C.longlong, prealloc C.int) C.int {
+	f, err := lookup(h)
+	if err != nil {
+		return fail(err)
+	}
+	if prealloc != 0 {
+		return fail(f.f.Preallocate(int64(size)))
+	}
+	return fail(f.f.SetSize(int64(size)))
+}
+
+//export collioGoSync
+func collioGoSync(h C.uintptr_t) C.int {
+	f, err := lookup(h)
+	if err != nil {
+		return fail(err)
+	}
+	return fail(f.f.Sync())
+}
+
+// whence converts MPI_SEEK_* to io.Seek*.
+func whence(w C.int) (int, error) {
+	switch w {
+	case C.MPI_SEEK_SET:
+		return io.SeekStart, nil
+	case C.MPI_SEEK_CUR:
+		return io.SeekCurrent, nil
+	case C.MPI_SEEK_END:
+		return io.SeekEnd, nil
+	}
+	return 0, errCode(C.MPI_ERR_ARG, "whence %d is not MPI_SEEK_SET, MPI_SEEK_CUR or MPI_SEEK_END", int(w))
+}
+
+//export collioGoSeek
+func collioGoSeek(h C.uintptr_t, off C.longlong, w C.int, shared C.int) C.int {
+	f, err := lookup(h)
+	if err != nil {
+		return fail(err)
+	}
+	wh, werr := whence(w)
+	if shared != 0 {
+		return fail(f.seekShared(int64(off), wh, werr))
+	}
+	if werr != nil {
+		return fail(werr)
+	}
+	_, err = f.f.Seek(int64(off), wh)
+	return fail(err)
+}
+
+//export collioGoPosition
+func collioGoPosition(h C.uintptr_t, pos *C.longlong, shared C.int) C.int {
+	f, err := lookup(h)
+	if err != nil {
+		return fail(err)
+	}
+	if shared != 0 {
+		p, err := f.sharedPosition()
+		*pos = C.longlong(p)
+		return fail(err)
+	}
+	*pos = C.longlong(f.f.Position())
+	return C.MPI_SUCCESS
+}
+
+//export collioGoByteOffset
+func collioGoByteOffset(h C.uintptr_t, off C.longlong, disp *C.longlong) C.int {
+	f, err := lookup(h)
+	if err != nil {
+		return fail(err)
+	}
+	b, err := f.f.ByteOffset(int64(off))
+	*disp = C.longlong(b)
+	return fail(err)
+}
+
+//export collioGoAtomicity
+func collioGoAtomicity(h C.uintptr_t, set C.int, flag *C.int) C.int {
+	f, err := lookup(h)
+	if err != nil {
+		return fail(err)
+	}
+	if set != 0 {
+		return fail(f.f.SetAtomicity(*flag != 0))
+	}
+	*flag = 0
+	if f.f.Atomicity() {
+		*flag = 1
+	}
+	return C.MPI_SUCCESS
+}
+
+//export collioGoComm
+func collioGoComm(h C.uintptr_t, c *unsafe.Pointer) C.int {
+	f, err := lookup(h)
+	if err != nil {
+		return fail(err)
+	}
+	*c = f.comm.Pointer()
+	return C.MPI_SUCCESS
+}
+
+//export collioGoAmode
+func collioGoAmode(h C.uintptr_t, amode *C.int) C.int {
+	f, err := lookup(h)
+	if err != nil {
+		return fail(err)
+	}
+	*amode = C.int(f.f.Mode())
+	return C.MPI_SUCCESS
+}
+
+// errNotSame is the error for arguments that must agree across ranks.
+func errNotSame(op, what string) error {
+	return &ioerr.Error{Class: ioerr.ErrNotSame, Op: op, Rank: -1, Msg: "ranks passed different " + what}
+}
+
+// sameOnAll checks that every rank of c passed the same values.
+func sameOnAll(c comm.Comm, vals ...int64) (bool, error) {
+	in := make([]int64, 2*len(vals))
+	for i, v := range vals {
+		in[i], in[len(vals)+i] = v, -v
+	}
+	out := make([]int64, len(in))
+	if err := c.AllreduceInt64(in, out, comm.OpMax); err != nil {
+		return false, err
+	}
+	for i := range vals {
+		if out[i] != -out[len(vals)+i] {
+			return false, nil
+		}
+	}
+	return true, nil
+}

@@ -1,0 +1,143 @@
+// Command libcollio is collio's C shared library (built with
+// -buildmode=c-shared, see the Makefile's lib target): the C API of
+// collio.h, and a drop-in replacement of the host MPI's MPI_File_*
+// functions, so that unmodified C programs do their file I/O through collio
+// when they are linked with libcollio (before libmpi) or run with
+// mpirun -x LD_PRELOAD=/path/libcollio.so.
+//
+// shim.c holds the C definitions with the exact prototypes of mpi.h (cgo
+// cannot express const in exported signatures); it forwards to the Go
+// exports of this package with plain C types. Files whose path is passed
+// through (COLLIO_PASSTHROUGH, or a config rule) are opened with
+// PMPI_File_open, and every later call on their handle goes to PMPI_File_*.
+//
+// README.md in this directory documents the environment variables, the
+// per-path hints configuration file and the shared file pointer scheme.
+package main
+
+// #cgo pkg-config: ompi-c
+// #include <stdlib.h>
+// #include "shim.h"
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"unsafe"
+
+	"github.com/collio/collio/internal/ioerr"
+	"github.com/collio/collio/internal/mpi"
+)
+
+func main() {}
+
+// codeError is an error that carries its MPI error class directly, for
+// the cases collio's error classes do not name (MPI_ERR_COUNT, ...).
+type codeError struct {
+	code C.int
+	msg  string
+}
+
+func (e *codeError) Error() string { return "collio: " + e.msg }
+
+func errCode(code C.int, format string, args ...any) error {
+	return &codeError{code: code, msg: fmt.Sprintf(format, args...)}
+}
+
+// mpiClasses maps collio's error classes to MPI error classes.
+var mpiClasses = map[*ioerr.Class]C.int{
+	ioerr.ErrArg:         C.MPI_ERR_ARG,
+	ioerr.ErrNoSpace:     C.MPI_ERR_NO_SPACE,
+	ioerr.ErrAccess:      C.MPI_ERR_ACCESS,
+	ioerr.ErrNotFound:    C.MPI_ERR_NO_SUCH_FILE,
+	ioerr.ErrExists:      C.MPI_ERR_FILE_EXISTS,
+	ioerr.ErrBadHint:     C.MPI_ERR_INFO_VALUE,
+	ioerr.ErrNotSame:     C.MPI_ERR_NOT_SAME,
+	ioerr.ErrIO:          C.MPI_ERR_IO,
+	ioerr.ErrReadOnly:    C.MPI_ERR_READ_ONLY,
+	ioerr.ErrAmode:       C.MPI_ERR_AMODE,
+	ioerr.ErrBadFile:     C.MPI_ERR_FILE,
+	ioerr.ErrUnsupported: C.MPI_ERR_UNSUPPORTED_OPERATION,
+	ioerr.ErrQuota:       C.MPI_ERR_QUOTA,
+	ioerr.ErrType:        C.MPI_ERR_TYPE,
+	ioerr.ErrFileInUse:   C.MPI_ERR_FILE_IN_USE,
+	ioerr.ErrOther:       C.MPI_ERR_OTHER,
+	ioerr.ErrInternComm:  C.MPI_ERR_INTERN,
+	ioerr.ErrTimeout:     C.MPI_ERR_OTHER,
+}
+
+// classOf returns the MPI error class for err (MPI_SUCCESS for nil).
+func classOf(err error) C.int {
+	if err == nil {
+		return C.MPI_SUCCESS
+	}
+	var ce *codeError
+	if errors.As(err, &ce) {
+		return ce.code
+	}
+	var me *mpi.Error
+	if errors.As(err, &me) {
+		return C.int(me.Class)
+	}
+	if c, ok := mpiClasses[ioerr.ClassOf(err)]; ok {
+		return c
+	}
+	return C.MPI_ERR_OTHER
+}
+
+// lastErr is the message of the last error on this process, for
+// collio_last_error and for the ERRORS_ARE_FATAL message.
+var lastErr struct {
+	sync.Mutex
+	msg string
+}
+
+func setLastError(msg string) {
+	lastErr.Lock()
+	lastErr.msg = msg
+	lastErr.Unlock()
+}
+
+// fail records err as the last error and returns its MPI class.
+func fail(err error) C.int {
+	if err == nil {
+		return C.MPI_SUCCESS
+	}
+	setLastError(err.Error())
+	return classOf(err)
+}
+
+//export collioGoLastError
+func collioGoLastError(buf *C.char, n C.int) C.int {
+	lastErr.Lock()
+	msg := lastErr.msg
+	lastErr.Unlock()
+	if buf != nil && n > 0 {
+		out := unsafe.Slice((*byte)(unsafe.Pointer(buf)), int(n))
+		k := copy(out[:n-1], msg)
+		out[k] = 0
+	}
+	return C.int(len(msg))
+}
+
+//export collioGoSetLastError
+func collioGoSetLastError(msg *C.char) { setLastError(C.GoString(msg)) }
+
+// getenv reads the process environment through C, so that variables a
+// program sets with setenv before MPI_File_open are seen (Go's os.Getenv
+// only sees the environment as it was when the library was loaded).
+func getenv(key string) string {
+	ck := C.CString(key)
+	defer C.free(unsafe.Pointer(ck))
+	v := C.getenv(ck)
+	if v == nil {
+		return ""
+	}
+	return C.GoString(v)
+}
+
+// verbose reports COLLIO_VERBOSE's level (0 when unset).
+func verbose() int { return int(C.collio_verbose()) }
+
+func worldRank() int { return int(C.collio_world_rank()) }

@@ -1,0 +1,1335 @@
+/* The C side of libcollio.
+ *
+ * It defines the whole MPI_File_* family with the prototypes of the host
+ * mpi.h (so the compiler checks them), the public collio_* C API of
+ * collio.h, and the MPI glue that is easier to write in C: statuses,
+ * generalized requests, error handlers, the shared-file-pointer window.
+ *
+ * A handle is ours when its address lies in the PROT_NONE reservation made
+ * by collio_handle_base. Every other handle (MPI_FILE_NULL, files opened
+ * through the host MPI-IO because their path is passed through) goes to the
+ * host's PMPI_File_* function unchanged.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "shim.h"
+#include "collio.h"
+#include "_cgo_export.h"
+
+/* ---------------------------------------------------------------- handles */
+
+/* 2^16 handles, 64 bytes apart: a 4 MiB reservation, never touched. */
+#define COLLIO_SPAN ((size_t)1 << 22)
+
+static char *handle_base;
+static pthread_once_t handle_once = PTHREAD_ONCE_INIT;
+
+static void reserve_handles(void)
+{
+	void *p = mmap(NULL, COLLIO_SPAN, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p != MAP_FAILED)
+		handle_base = p;
+}
+
+void *collio_handle_base(void)
+{
+	pthread_once(&handle_once, reserve_handles);
+	return handle_base;
+}
+
+size_t collio_handle_span(void) { return COLLIO_SPAN; }
+
+int collio_is_ours(const void *h)
+{
+	const char *b = handle_base;
+	return b != NULL && (const char *)h >= b && (const char *)h < b + COLLIO_SPAN;
+}
+
+#define OURS(fh) collio_is_ours((const void *)(fh))
+#define H(fh) ((uintptr_t)(fh))
+
+/* ---------------------------------------------------------------- tracing */
+
+static int verbose_level = -1;
+
+int collio_verbose(void)
+{
+	if (verbose_level < 0) {
+		const char *v = getenv("COLLIO_VERBOSE");
+		verbose_level = (v != NULL && *v != '\0') ? atoi(v) : 0;
+		if (v != NULL && *v != '\0' && verbose_level == 0 && strcmp(v, "0") != 0)
+			verbose_level = 1;
+	}
+	return verbose_level;
+}
+
+int collio_world_rank(void)
+{
+	int init = 0, fin = 0, rank = -1;
+	PMPI_Initialized(&init);
+	PMPI_Finalized(&fin);
+	if (init && !fin)
+		PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	return rank;
+}
+
+static void trace(const char *name, const char *where)
+{
+	if (collio_verbose() > 0)
+		fprintf(stderr, "collio[%d]: %s -> %s\n", collio_world_rank(), name, where);
+}
+
+#define VIA_COLLIO(name) trace(name, "collio")
+#define VIA_HOST(name) trace(name, "host MPI-IO")
+
+/* ---------------------------------------------------------- error handlers */
+
+/* File error handlers made with MPI_File_create_errhandler, so collio can
+ * call their function for its own files. Entries are never removed: a
+ * handler can outlive the user's handle (MPI_Errhandler_free while a file
+ * still uses it); a new handler at a reused address replaces the entry. */
+struct eh_entry {
+	MPI_Errhandler eh;
+	MPI_File_errhandler_function *fn;
+};
+static struct eh_entry *eh_table;
+static int eh_len, eh_cap;
+static pthread_mutex_t eh_mu = PTHREAD_MUTEX_INITIALIZER;
+/* Serialises the use of MPI_FILE_NULL's handler slot in retain. */
+static pthread_mutex_t eh_null_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void eh_remember(MPI_Errhandler eh, MPI_File_errhandler_function *fn)
+{
+	pthread_mutex_lock(&eh_mu);
+	for (int i = 0; i < eh_len; i++) {
+		if (eh_table[i].eh == eh) {
+			eh_table[i].fn = fn;
+			pthread_mutex_unlock(&eh_mu);
+			return;
+		}
+	}
+	if (eh_len == eh_cap) {
+		int cap = eh_cap ? 2 * eh_cap : 8;
+		struct eh_entry *t = realloc(eh_table, (size_t)cap * sizeof *t);
+		if (t == NULL) {
+			pthread_mutex_unlock(&eh_mu);
+			return;
+		}
+		eh_table = t;
+		eh_cap = cap;
+	}
+	eh_table[eh_len].eh = eh;
+	eh_table[eh_len].fn = fn;
+	eh_len++;
+	pthread_mutex_unlock(&eh_mu);
+}
+
+static MPI_File_errhandler_function *eh_lookup(MPI_Errhandler eh)
+{
+	MPI_File_errhandler_function *fn = NULL;
+	pthread_mutex_lock(&eh_mu);
+	for (int i = 0; i < eh_len; i++)
+		if (eh_table[i].eh == eh)
+			fn = eh_table[i].fn;
+	pthread_mutex_unlock(&eh_mu);
+	return fn;
+}
+
+/* The handler of MPI_FILE_NULL (the default for new files), with a
+ * reference the caller releases. */
+MPI_Errhandler collio_default_errhandler(void)
+{
+	MPI_Errhandler eh = MPI_ERRORS_RETURN;
+	pthread_mutex_lock(&eh_null_mu);
+	if (PMPI_File_get_errhandler(MPI_FILE_NULL, &eh) != MPI_SUCCESS)
+		eh = MPI_ERRORS_RETURN;
+	pthread_mutex_unlock(&eh_null_mu);
+	return eh;
+}
+
+/* Takes a reference on eh with public calls only: install it on
+ * MPI_FILE_NULL, get it back (which retains), restore the old one. This
+ * also checks that eh is a file error handler. */
+int collio_errhandler_retain(MPI_Errhandler eh)
+{
+	MPI_Errhandler old, got;
+	int rc;
+	pthread_mutex_lock(&eh_null_mu);
+	rc = PMPI_File_get_errhandler(MPI_FILE_NULL, &old);
+	if (rc != MPI_SUCCESS)
+		goto out;
+	rc = PMPI_File_set_errhandler(MPI_FILE_NULL, eh);
+	if (rc != MPI_SUCCESS) {
+		PMPI_Errhandler_free(&old);
+		goto out;
+	}
+	rc = PMPI_File_get_errhandler(MPI_FILE_NULL, &got);
+	PMPI_File_set_errhandler(MPI_FILE_NULL, old);
+	PMPI_Errhandler_free(&old);
+out:
+	pthread_mutex_unlock(&eh_null_mu);
+	return rc;
+}
+
+void collio_errhandler_release(MPI_Errhandler eh)
+{
+	if (eh != MPI_ERRHANDLER_NULL && eh != NULL)
+		PMPI_Errhandler_free(&eh);
+}
+
+/* invoke applies handler eh to error code on file fh (MPI_FILE_NULL for
+ * open and delete) and returns the code for the caller to return. */
+static int invoke(MPI_File fh, MPI_Errhandler eh, int code, const char *name)
+{
+	char msg[1024];
+	if (code == MPI_SUCCESS)
+		return code;
+	if (collio_verbose() > 0 || eh == MPI_ERRORS_ARE_FATAL) {
+		msg[0] = '\0';
+		collioGoLastError(msg, (int)sizeof msg);
+		fprintf(stderr, "collio[%d]: %s failed: %s\n", collio_world_rank(), name, msg);
+	}
+	if (eh == MPI_ERRORS_RETURN)
+		return code;
+	if (eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRHANDLER_NULL || eh == NULL) {
+		PMPI_Abort(MPI_COMM_WORLD, code);
+		return code;
+	}
+	MPI_File_errhandler_function *fn = eh_lookup(eh);
+	if (fn != NULL) {
+		MPI_File f = fh;
+		int c = code;
+		fn(&f, &c);
+	}
+	return code;
+}
+
+/* file_error reports code on fh through its error handler; a handle that
+ * is not (or no longer) a collio file uses MPI_FILE_NULL's handler. */
+static int file_error(MPI_File fh, int code, const char *name)
+{
+	void *eh = NULL;
+	if (code == MPI_SUCCESS)
+		return code;
+	if (fh != MPI_FILE_NULL && OURS(fh) && collioGoErrhandler(H(fh), &eh) == MPI_SUCCESS && eh != NULL &&
+	    collio_errhandler_retain((MPI_Errhandler)eh) == MPI_SUCCESS) {
+		code = invoke(fh, (MPI_Errhandler)eh, code, name);
+		collio_errhandler_release((MPI_Errhandler)eh);
+		return code;
+	}
+	MPI_Errhandler d = collio_default_errhandler();
+	code = invoke(MPI_FILE_NULL, d, code, name);
+	collio_errhandler_release(d);
+	return code;
+}
+
+/* --------------------------------------------------------------- statuses */
+
+static void set_status(MPI_Status *st, long long n)
+{
+	if (st == MPI_STATUS_IGNORE)
+		return;
+	PMPI_Status_set_elements_x(st, MPI_BYTE, (MPI_Count)n);
+	PMPI_Status_set_cancelled(st, 0);
+	st->MPI_SOURCE = MPI_UNDEFINED;
+	st->MPI_TAG = MPI_UNDEFINED;
+}
+
+/* Nonblocking calls run their I/O when they are started and return a
+ * generalized request that is already complete; MPI_Wait/MPI_Test read the
+ * byte count through greq_query. */
+struct greq {
+	long long n;
+};
+
+static int greq_query(void *extra, MPI_Status *st)
+{
+	struct greq *g = extra;
+	if (st != MPI_STATUS_IGNORE) {
+		PMPI_Status_set_elements_x(st, MPI_BYTE, (MPI_Count)g->n);
+		PMPI_Status_set_cancelled(st, 0);
+		st->MPI_SOURCE = MPI_UNDEFINED;
+		st->MPI_TAG = MPI_UNDEFINED;
+		st->MPI_ERROR = MPI_SUCCESS;
+	}
+	return MPI_SUCCESS;
+}
+
+static int greq_free(void *extra)
+{
+	free(extra);
+	return MPI_SUCCESS;
+}
+
+static int greq_cancel(void *extra, int complete)
+{
+	(void)extra;
+	(void)complete;
+	return MPI_SUCCESS; /* already complete: nothing to cancel */
+}
+
+static int done_request(long long n, MPI_Request *req)
+{
+	struct greq *g = malloc(sizeof *g);
+	int rc;
+	if (g == NULL)
+		return MPI_ERR_NO_MEM;
+	g->n = n;
+	rc = PMPI_Grequest_start(greq_query, greq_free, greq_cancel, g, req);
+	if (rc != MPI_SUCCESS) {
+		free(g);
+		return rc;
+	}
+	return PMPI_Grequest_complete(*req);
+}
+
+/* -------------------------------------------------------------- transfers */
+
+static int blocking(MPI_File fh, const char *name, int op, MPI_Offset off, const void *buf, int count,
+		    MPI_Datatype dt, MPI_Status *st)
+{
+	long long n = 0;
+	int rc;
+	VIA_COLLIO(name);
+	rc = collioGoXfer(H(fh), op, (long long)off, (void *)buf, count, (void *)dt, &n);
+	set_status(st, n);
+	return file_error(fh, rc, name);
+}
+
+static int nonblocking(MPI_File fh, const char *name, int op, MPI_Offset off, const void *buf, int count,
+		       MPI_Datatype dt, MPI_Request *req)
+{
+	long long n = 0;
+	int rc;
+	VIA_COLLIO(name);
+	if (req == NULL)
+		return file_error(fh, MPI_ERR_REQUEST, name);
+	rc = collioGoXfer(H(fh), op, (long long)off, (void *)buf, count, (void *)dt, &n);
+	if (rc == MPI_SUCCESS)
+		rc = done_request(n, req);
+	if (rc != MPI_SUCCESS)
+		*req = MPI_REQUEST_NULL;
+	return file_error(fh, rc, name);
+}
+
+static int split_begin(MPI_File fh, const char *name, int op, MPI_Offset off, const void *buf, int count,
+		       MPI_Datatype dt)
+{
+	long long n = 0;
+	VIA_COLLIO(name);
+	return file_error(fh, collioGoXfer(H(fh), op | COLLIO_XSPLIT, (long long)off, (void *)buf, count, (void *)dt, &n),
+			  name);
+}
+
+static int split_end(MPI_File fh, const char *name, int op, MPI_Status *st)
+{
+	long long n = 0;
+	int rc;
+	VIA_COLLIO(name);
+	rc = collioGoSplitEnd(H(fh), op, &n);
+	set_status(st, n);
+	return file_error(fh, rc, name);
+}
+
+/* Explicit offsets. */
+
+int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
+		     MPI_Status *status)
+{
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_read_at");
+		return PMPI_File_read_at(fh, offset, buf, count, datatype, status);
+	}
+	return blocking(fh, "MPI_File_read_at", COLLIO_XAT | COLLIO_XREAD, offset, buf, count, datatype, status);
+}
+
+int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
+			 MPI_Status *status)
+{
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_read_at_all");
+		return PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
+	}
+	return blocking(fh, "MPI_File_read_at_all", COLLIO_XAT_ALL | COLLIO_XREAD, offset, buf, count, datatype,
+			status);
+}
+
+int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype,
+		      MPI_Status *status)
+{
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_write_at");
+		return PMPI_File_write_at(fh, offset, buf, count, datatype, status);
+	}
+	return blocking(fh, "MPI_File_write_at", COLLIO_XAT, offset, buf, count, datatype, status);
+}
+
+int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype,
+			  MPI_Status *status)
+{
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_write_at_all");
+		return PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
+	}
+	return blocking(fh, "MPI_File_write_at_all", COLLIO_XAT_ALL, offset, buf, count, datatype, status);
+}
+
+int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
+		      MPI_Request *request)
+{
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_iread_at");
+		return PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
+	}
+	return nonblocking(fh, "MPI_File_iread_at", COLLIO_XAT | COLLIO_XREAD, offset, buf, count, datatype, request);
+}
+
+int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype,
+		       MPI_Request *request)
+{
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_iwrite_at");
+		return PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
+	}
+	return nonblocking(fh, "MPI_File_iwrite_at", COLLIO_XAT, offset, buf, count, datatype, request);
+}
+
+int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
+			  MPI_Request *request)
+{
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_iread_at_all");
+		return PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
+	}
+	return nonblocking(fh, "MPI_File_iread_at_all", COLLIO_XAT_ALL | COLLIO_XREAD, offset, buf, count, datatype,
+			   request);
+}
+
+int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype,
+			   MPI_Request *request)
+{
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_iwrite_at_all");
+		return PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
+	}
+	return nonblocking(fh, "MPI_File_iwrite_at_all", COLLIO_XAT_ALL, offset, buf, count, datatype, request);
+}
+
+/* Individual file pointer. */
+
+int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_read");
+		return PMPI_File_read(fh, buf, count, datatype, status);
+	}
+	return blocking(fh, "MPI_File_read", COLLIO_XIND | COLLIO_XREAD, 0, buf, count, datatype, status);
+}
+
+int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_read_all");
+		return PMPI_File_read_all(fh, buf, count, datatype, status);
+	}
+	return blocking(fh, "MPI_File_read_all", COLLIO_XALL | COLLIO_XREAD, 0, buf, count, datatype, status);
+}
+
+int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_write");
+		return PMPI_File_write(fh, buf, count, datatype, status);
+	}
+	return blocking(fh, "MPI_File_write", COLLIO_XIND, 0, buf, count, datatype, status);
+}
+
+int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_write_all");
+		return PMPI_File_write_all(fh, buf, count, datatype, status);
+	}
+	return blocking(fh, "MPI_File_write_all", COLLIO_XALL, 0, buf, count, datatype, status);
+}
+
+int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+{
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_iread");
+		return PMPI_File_iread(fh, buf, count, datatype, request);
+	}
+	return nonblocking(fh, "MPI_File_iread", COLLIO_XIND | COLLIO_XREAD, 0, buf, count, datatype, request);
+}
+
+int MPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+{
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_iwrite");
+		return PMPI_File_iwrite(fh, buf, count, datatype, request);
+	}
+	return nonblocking(fh, "MPI_File_iwrite", COLLIO_XIND, 0, buf, count, datatype, request);
+}
+
+int MPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+{
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_iread_all");
+		return PMPI_File_iread_all(fh, buf, count, datatype, request);
+	}
+	return nonblocking(fh, "MPI_File_iread_all", COLLIO_XALL | COLLIO_XREAD, 0, buf, count, datatype, request);
+}
+
+int MPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+{
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_iwrite_all");
+		return PMPI_File_iwrite_all(fh, buf, count, datatype, request);
+	}
+	return nonblocking(fh, "MPI_File_iwrite_all", COLLIO_XALL, 0, buf, count, datatype, request);
+}
+
+/* Shared file pointer. */
+
+int MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_read_shared");
+		return PMPI_File_read_shared(fh, buf, count, datatype, status);
+	}
+	return blocking(fh, "MPI_File_read_shared", COLLIO_XSHARED | COLLIO_XREAD, 0, buf, count, datatype, status);
+}
+
+int MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_write_shared");
+		return PMPI_File_write_shared(fh, buf, count, datatype, status);
+	}
+	return blocking(fh, "MPI_File_write_shared", COLLIO_XSHARED, 0, buf, count, datatype, status);
+}
+
+int MPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+{
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_iread_shared");
+		return PMPI_File_iread_shared(fh, buf, count, datatype, request);
+	}
+	return nonblocking(fh, "MPI_File_iread_shared", COLLIO_XSHARED | COLLIO_XREAD, 0, buf, count, datatype,
+			   request);
+}
+
+int MPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+{
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_iwrite_shared");
+		return PMPI_File_iwrite_shared(fh, buf, count, datatype, request);
+	}
+	return nonblocking(fh, "MPI_File_iwrite_shared", COLLIO_XSHARED, 0, buf, count, datatype, request);
+}
+
+int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_read_ordered");
+		return PMPI_File_read_ordered(fh, buf, count, datatype, status);
+	}
+	return blocking(fh, "MPI_File_read_ordered", COLLIO_XORDERED | COLLIO_XREAD, 0, buf, count, datatype, status);
+}
+
+int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_write_ordered");
+		return PMPI_File_write_ordered(fh, buf, count, datatype, status);
+	}
+	return blocking(fh, "MPI_File_write_ordered", COLLIO_XORDERED, 0, buf, count, datatype, status);
+}
+
+/* Split collectives. */
+
+int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype)
+{
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_read_at_all_begin");
+		return PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
+	}
+	return split_begin(fh, "MPI_File_read_at_all_begin", COLLIO_XAT_ALL | COLLIO_XREAD, offset, buf, count,
+			   datatype);
+}
+
+int MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status)
+{
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_read_at_all_end");
+		return PMPI_File_read_at_all_end(fh, buf, status);
+	}
+	return split_end(fh, "MPI_File_read_at_all_end", COLLIO_XAT_ALL | COLLIO_XREAD, status);
+}
+
+int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype)
+{
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_write_at_all_begin");
+		return PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
+	}
+	return split_begin(fh, "MPI_File_write_at_all_begin", COLLIO_XAT_ALL, offset, buf, count, datatype);
+}
+
+int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status)
+{
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_write_at_all_end");
+		return PMPI_File_write_at_all_end(fh, buf, status);
+	}
+	return split_end(fh, "MPI_File_write_at_all_end", COLLIO_XAT_ALL, status);
+}
+
+int MPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
+{
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_read_all_begin");
+		return PMPI_File_read_all_begin(fh, buf, count, datatype);
+	}
+	return split_begin(fh, "MPI_File_read_all_begin", COLLIO_XALL | COLLIO_XREAD, 0, buf, count, datatype);
+}
+
+int MPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status)
+{
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_read_all_end");
+		return PMPI_File_read_all_end(fh, buf, status);
+	}
+	return split_end(fh, "MPI_File_read_all_end", COLLIO_XALL | COLLIO_XREAD, status);
+}
+
+int MPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
+{
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_write_all_begin");
+		return PMPI_File_write_all_begin(fh, buf, count, datatype);
+	}
+	return split_begin(fh, "MPI_File_write_all_begin", COLLIO_XALL, 0, buf, count, datatype);
+}
+
+int MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status)
+{
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_write_all_end");
+		return PMPI_File_write_all_end(fh, buf, status);
+	}
+	return split_end(fh, "MPI_File_write_all_end", COLLIO_XALL, status);
+}
+
+int MPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
+{
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_read_ordered_begin");
+		return PMPI_File_read_ordered_begin(fh, buf, count, datatype);
+	}
+	return split_begin(fh, "MPI_File_read_ordered_begin", COLLIO_XORDERED | COLLIO_XREAD, 0, buf, count, datatype);
+}
+
+int MPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status)
+{
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_read_ordered_end");
+		return PMPI_File_read_ordered_end(fh, buf, status);
+	}
+	return split_end(fh, "MPI_File_read_ordered_end", COLLIO_XORDERED | COLLIO_XREAD, status);
+}
+
+int MPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
+{
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_write_ordered_begin");
+		return PMPI_File_write_ordered_begin(fh, buf, count, datatype);
+	}
+	return split_begin(fh, "MPI_File_write_ordered_begin", COLLIO_XORDERED, 0, buf, count, datatype);
+}
+
+int MPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status)
+{
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_write_ordered_end");
+		return PMPI_File_write_ordered_end(fh, buf, status);
+	}
+	return split_end(fh, "MPI_File_write_ordered_end", COLLIO_XORDERED, status);
+}
+
+/* ------------------------------------------------------- open, close, ... */
+
+int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
+{
+	uintptr_t h = 0;
+	int rc, inter = 0;
+	if (filename != NULL && collioGoRoute((char *)filename)) {
+		void *merged = NULL;
+		VIA_HOST("MPI_File_open");
+		collioGoHostInfo((char *)filename, (void *)info, &merged);
+		if (merged == NULL)
+			return PMPI_File_open(comm, filename, amode, info, fh);
+		MPI_Info mi = (MPI_Info)merged;
+		rc = PMPI_File_open(comm, filename, amode, mi, fh);
+		PMPI_Info_free(&mi);
+		return rc;
+	}
+	VIA_COLLIO("MPI_File_open");
+	if (fh == NULL)
+		return file_error(MPI_FILE_NULL, MPI_ERR_ARG, "MPI_File_open");
+	*fh = MPI_FILE_NULL;
+	if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+		rc = MPI_ERR_COMM;
+	else if (filename == NULL)
+		rc = MPI_ERR_ARG;
+	else
+		rc = collioGoOpen((void *)comm, (char *)filename, amode, (void *)info, 0, &h);
+	if (rc != MPI_SUCCESS)
+		return file_error(MPI_FILE_NULL, rc, "MPI_File_open");
+	*fh = (MPI_File)h;
+	return MPI_SUCCESS;
+}
+
+int MPI_File_close(MPI_File *fh)
+{
+	void *eh = NULL;
+	MPI_File old;
+	int rc;
+	if (fh == NULL || !OURS(*fh)) {
+		VIA_HOST("MPI_File_close");
+		return PMPI_File_close(fh);
+	}
+	VIA_COLLIO("MPI_File_close");
+	old = *fh;
+	rc = collioGoClose(H(old), &eh);
+	if (eh == NULL) /* not an open collio file */
+		return file_error(MPI_FILE_NULL, rc, "MPI_File_close");
+	*fh = MPI_FILE_NULL;
+	rc = invoke(old, (MPI_Errhandler)eh, rc, "MPI_File_close");
+	collio_errhandler_release((MPI_Errhandler)eh);
+	return rc;
+}
+
+int MPI_File_delete(const char *filename, MPI_Info info)
+{
+	if (filename != NULL && collioGoRoute((char *)filename)) {
+		VIA_HOST("MPI_File_delete");
+		return PMPI_File_delete(filename, info);
+	}
+	VIA_COLLIO("MPI_File_delete");
+	if (filename == NULL)
+		return file_error(MPI_FILE_NULL, MPI_ERR_ARG, "MPI_File_delete");
+	return file_error(MPI_FILE_NULL, collioGoDelete((char *)filename, (void *)info), "MPI_File_delete");
+}
+
+int MPI_File_set_size(MPI_File fh, MPI_Offset size)
+{
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_set_size");
+		return PMPI_File_set_size(fh, size);
+	}
+	VIA_COLLIO("MPI_File_set_size");
+	return file_error(fh, collioGoSetSize(H(fh), (long long)size, 0), "MPI_File_set_size");
+}
+
+int MPI_File_preallocate(MPI_File fh, MPI_Offset size)
+{
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_preallocate");
+		return PMPI_File_preallocate(fh, size);
+	}
+	VIA_COLLIO("MPI_File_preallocate");
+	return file_error(fh, collioGoSetSize(H(fh), (long long)size, 1), "MPI_File_preallocate");
+}
+
+int MPI_File_get_size(MPI_File fh, MPI_Offset *size)
+{
+	long long n = 0;
+	int rc;
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_get_size");
+		return PMPI_File_get_size(fh, size);
+	}
+	VIA_COLLIO("MPI_File_get_size");
+	if (size == NULL)
+		return file_error(fh, MPI_ERR_ARG, "MPI_File_get_size");
+	rc = collioGoSize(H(fh), &n);
+	if (rc == MPI_SUCCESS)
+		*size = (MPI_Offset)n;
+	return file_error(fh, rc, "MPI_File_get_size");
+}
+
+int MPI_File_get_group(MPI_File fh, MPI_Group *group)
+{
+	void *comm = NULL;
+	int rc;
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_get_group");
+		return PMPI_File_get_group(fh, group);
+	}
+	VIA_COLLIO("MPI_File_get_group");
+	if (group == NULL)
+		return file_error(fh, MPI_ERR_ARG, "MPI_File_get_group");
+	rc = collioGoComm(H(fh), &comm);
+	if (rc == MPI_SUCCESS)
+		rc = PMPI_Comm_group((MPI_Comm)comm, group);
+	return file_error(fh, rc, "MPI_File_get_group");
+}
+
+int MPI_File_get_amode(MPI_File fh, int *amode)
+{
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_get_amode");
+		return PMPI_File_get_amode(fh, amode);
+	}
+	VIA_COLLIO("MPI_File_get_amode");
+	if (amode == NULL)
+		return file_error(fh, MPI_ERR_ARG, "MPI_File_get_amode");
+	return file_error(fh, collioGoAmode(H(fh), amode), "MPI_File_get_amode");
+}
+
+int MPI_File_set_info(MPI_File fh, MPI_Info info)
+{
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_set_info");
+		return PMPI_File_set_info(fh, info);
+	}
+	VIA_COLLIO("MPI_File_set_info");
+	return file_error(fh, collioGoSetInfo(H(fh), (void *)info), "MPI_File_set_info");
+}
+
+int MPI_File_get_info(MPI_File fh, MPI_Info *info_used)
+{
+	void *info = NULL;
+	int rc;
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_get_info");
+		return PMPI_File_get_info(fh, info_used);
+	}
+	VIA_COLLIO("MPI_File_get_info");
+	if (info_used == NULL)
+		return file_error(fh, MPI_ERR_ARG, "MPI_File_get_info");
+	rc = collioGoGetInfo(H(fh), &info);
+	if (rc == MPI_SUCCESS)
+		*info_used = (MPI_Info)info;
+	return file_error(fh, rc, "MPI_File_get_info");
+}
+
+int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep,
+		      MPI_Info info)
+{
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_set_view");
+		return PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
+	}
+	VIA_COLLIO("MPI_File_set_view");
+	return file_error(fh,
+			  collioGoSetView(H(fh), (long long)disp, (void *)etype, (void *)filetype, (char *)datarep,
+					  (void *)info),
+			  "MPI_File_set_view");
+}
+
+/* Returned derived types are new handles the caller frees (MPI-3.1 13.3). */
+static int view_type_out(MPI_Datatype t, MPI_Datatype *out)
+{
+	if (collio_type_is_named(t)) {
+		*out = t;
+		return MPI_SUCCESS;
+	}
+	return PMPI_Type_dup(t, out);
+}
+
+int MPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype, char *datarep)
+{
+	long long d = 0;
+	void *et = NULL, *ft = NULL;
+	int rc;
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_get_view");
+		return PMPI_File_get_view(fh, disp, etype, filetype, datarep);
+	}
+	VIA_COLLIO("MPI_File_get_view");
+	if (disp == NULL || etype == NULL || filetype == NULL || datarep == NULL)
+		return file_error(fh, MPI_ERR_ARG, "MPI_File_get_view");
+	rc = collioGoGetView(H(fh), &d, &et, &ft, datarep);
+	if (rc == MPI_SUCCESS)
+		rc = view_type_out((MPI_Datatype)et, etype);
+	if (rc == MPI_SUCCESS) {
+		rc = view_type_out((MPI_Datatype)ft, filetype);
+		if (rc != MPI_SUCCESS && !collio_type_is_named(*etype))
+			PMPI_Type_free(etype);
+	}
+	if (rc == MPI_SUCCESS)
+		*disp = (MPI_Offset)d;
+	return file_error(fh, rc, "MPI_File_get_view");
+}
+
+int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
+{
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_seek");
+		return PMPI_File_seek(fh, offset, whence);
+	}
+	VIA_COLLIO("MPI_File_seek");
+	return file_error(fh, collioGoSeek(H(fh), (long long)offset, whence, 0), "MPI_File_seek");
+}
+
+int MPI_File_get_position(MPI_File fh, MPI_Offset *offset)
+{
+	long long p = 0;
+	int rc;
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_get_position");
+		return PMPI_File_get_position(fh, offset);
+	}
+	VIA_COLLIO("MPI_File_get_position");
+	if (offset == NULL)
+		return file_error(fh, MPI_ERR_ARG, "MPI_File_get_position");
+	rc = collioGoPosition(H(fh), &p, 0);
+	if (rc == MPI_SUCCESS)
+		*offset = (MPI_Offset)p;
+	return file_error(fh, rc, "MPI_File_get_position");
+}
+
+int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
+{
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_seek_shared");
+		return PMPI_File_seek_shared(fh, offset, whence);
+	}
+	VIA_COLLIO("MPI_File_seek_shared");
+	return file_error(fh, collioGoSeek(H(fh), (long long)offset, whence, 1), "MPI_File_seek_shared");
+}
+
+int MPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset)
+{
+	long long p = 0;
+	int rc;
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_get_position_shared");
+		return PMPI_File_get_position_shared(fh, offset);
+	}
+	VIA_COLLIO("MPI_File_get_position_shared");
+	if (offset == NULL)
+		return file_error(fh, MPI_ERR_ARG, "MPI_File_get_position_shared");
+	rc = collioGoPosition(H(fh), &p, 1);
+	if (rc == MPI_SUCCESS)
+		*offset = (MPI_Offset)p;
+	return file_error(fh, rc, "MPI_File_get_position_shared");
+}
+
+int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp)
+{
+	long long d = 0;
+	int rc;
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_get_byte_offset");
+		return PMPI_File_get_byte_offset(fh, offset, disp);
+	}
+	VIA_COLLIO("MPI_File_get_byte_offset");
+	if (disp == NULL)
+		return file_error(fh, MPI_ERR_ARG, "MPI_File_get_byte_offset");
+	rc = collioGoByteOffset(H(fh), (long long)offset, &d);
+	if (rc == MPI_SUCCESS)
+		*disp = (MPI_Offset)d;
+	return file_error(fh, rc, "MPI_File_get_byte_offset");
+}
+
+int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent)
+{
+	MPI_Aint lb;
+	int rc;
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_get_type_extent");
+		return PMPI_File_get_type_extent(fh, datatype, extent);
+	}
+	VIA_COLLIO("MPI_File_get_type_extent");
+	rc = collioGoValid(H(fh));
+	if (rc == MPI_SUCCESS && (extent == NULL))
+		rc = MPI_ERR_ARG;
+	if (rc == MPI_SUCCESS && datatype == MPI_DATATYPE_NULL)
+		rc = MPI_ERR_TYPE;
+	/* Only the "native" representation is supported: the memory extent. */
+	if (rc == MPI_SUCCESS)
+		rc = PMPI_Type_get_extent(datatype, &lb, extent);
+	return file_error(fh, rc, "MPI_File_get_type_extent");
+}
+
+int MPI_File_set_atomicity(MPI_File fh, int flag)
+{
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_set_atomicity");
+		return PMPI_File_set_atomicity(fh, flag);
+	}
+	VIA_COLLIO("MPI_File_set_atomicity");
+	return file_error(fh, collioGoAtomicity(H(fh), 1, &flag), "MPI_File_set_atomicity");
+}
+
+int MPI_File_get_atomicity(MPI_File fh, int *flag)
+{
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_get_atomicity");
+		return PMPI_File_get_atomicity(fh, flag);
+	}
+	VIA_COLLIO("MPI_File_get_atomicity");
+	if (flag == NULL)
+		return file_error(fh, MPI_ERR_ARG, "MPI_File_get_atomicity");
+	return file_error(fh, collioGoAtomicity(H(fh), 0, flag), "MPI_File_get_atomicity");
+}
+
+int MPI_File_sync(MPI_File fh)
+{
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_sync");
+		return PMPI_File_sync(fh);
+	}
+	VIA_COLLIO("MPI_File_sync");
+	return file_error(fh, collioGoSync(H(fh)), "MPI_File_sync");
+}
+
+/* ------------------------------------------------- handles and handlers */
+
+MPI_Fint MPI_File_c2f(MPI_File file)
+{
+	if (!OURS(file))
+		return PMPI_File_c2f(file);
+	return (MPI_Fint)collioGoFint(H(file));
+}
+
+MPI_File MPI_File_f2c(MPI_Fint file)
+{
+	uintptr_t h = collioGoFromFint((int)file);
+	if (h == 1)
+		return MPI_FILE_NULL; /* a collio index that is not open */
+	if (h != 0)
+		return (MPI_File)h;
+	return PMPI_File_f2c(file);
+}
+
+int MPI_File_create_errhandler(MPI_File_errhandler_function *function, MPI_Errhandler *errhandler)
+{
+	int rc = PMPI_File_create_errhandler(function, errhandler);
+	if (rc == MPI_SUCCESS)
+		eh_remember(*errhandler, function);
+	return rc;
+}
+
+int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
+{
+	void *old = NULL;
+	int rc;
+	if (!OURS(file)) {
+		VIA_HOST("MPI_File_set_errhandler");
+		return PMPI_File_set_errhandler(file, errhandler);
+	}
+	VIA_COLLIO("MPI_File_set_errhandler");
+	rc = collioGoValid(H(file));
+	if (rc != MPI_SUCCESS)
+		return file_error(file, rc, "MPI_File_set_errhandler");
+	/* Retaining also checks that this is a file error handler. */
+	if (collio_errhandler_retain(errhandler) != MPI_SUCCESS)
+		return file_error(file, MPI_ERR_ARG, "MPI_File_set_errhandler");
+	rc = collioGoSwapErrhandler(H(file), (void *)errhandler, &old);
+	if (rc != MPI_SUCCESS) {
+		collio_errhandler_release(errhandler);
+		return file_error(file, rc, "MPI_File_set_errhandler");
+	}
+	collio_errhandler_release((MPI_Errhandler)old);
+	return MPI_SUCCESS;
+}
+
+int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
+{
+	void *eh = NULL;
+	int rc;
+	if (!OURS(file)) {
+		VIA_HOST("MPI_File_get_errhandler");
+		return PMPI_File_get_errhandler(file, errhandler);
+	}
+	VIA_COLLIO("MPI_File_get_errhandler");
+	if (errhandler == NULL)
+		return file_error(file, MPI_ERR_ARG, "MPI_File_get_errhandler");
+	rc = collioGoErrhandler(H(file), &eh);
+	if (rc == MPI_SUCCESS)
+		rc = collio_errhandler_retain((MPI_Errhandler)eh); /* the caller's reference */
+	if (rc == MPI_SUCCESS)
+		*errhandler = (MPI_Errhandler)eh;
+	return file_error(file, rc, "MPI_File_get_errhandler");
+}
+
+int MPI_File_call_errhandler(MPI_File fh, int errorcode)
+{
+	void *eh = NULL;
+	int rc;
+	if (!OURS(fh)) {
+		VIA_HOST("MPI_File_call_errhandler");
+		return PMPI_File_call_errhandler(fh, errorcode);
+	}
+	VIA_COLLIO("MPI_File_call_errhandler");
+	rc = collioGoErrhandler(H(fh), &eh);
+	if (rc != MPI_SUCCESS)
+		return file_error(fh, rc, "MPI_File_call_errhandler");
+	if (collio_errhandler_retain((MPI_Errhandler)eh) != MPI_SUCCESS)
+		return MPI_ERR_INTERN;
+	collioGoSetLastError("MPI_File_call_errhandler: called by the application");
+	invoke(fh, (MPI_Errhandler)eh, errorcode, "MPI_File_call_errhandler");
+	collio_errhandler_release((MPI_Errhandler)eh);
+	return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------ helpers used from Go */
+
+MPI_Datatype collio_type_byte(void) { return MPI_BYTE; }
+
+int collio_type_is_named(MPI_Datatype t)
+{
+	int ni, na, nt, comb;
+	if (t == MPI_DATATYPE_NULL)
+		return 1;
+	if (PMPI_Type_get_envelope(t, &ni, &na, &nt, &comb) != MPI_SUCCESS)
+		return 1;
+	return comb == MPI_COMBINER_NAMED;
+}
+
+int collio_type_keep(MPI_Datatype t, MPI_Datatype *out)
+{
+	if (collio_type_is_named(t)) {
+		*out = t;
+		return MPI_SUCCESS;
+	}
+	return PMPI_Type_dup(t, out);
+}
+
+void collio_type_drop(MPI_Datatype t)
+{
+	if (!collio_type_is_named(t))
+		PMPI_Type_free(&t);
+}
+
+MPI_Info collio_info_new(void)
+{
+	MPI_Info info = MPI_INFO_NULL;
+	if (PMPI_Info_create(&info) != MPI_SUCCESS)
+		return MPI_INFO_NULL;
+	return info;
+}
+
+void collio_info_put(MPI_Info info, const char *key, const char *value)
+{
+	if (strlen(key) < MPI_MAX_INFO_KEY && strlen(value) > 0 && strlen(value) < MPI_MAX_INFO_VAL)
+		PMPI_Info_set(info, key, value);
+}
+
+MPI_Info collio_info_null(void) { return MPI_INFO_NULL; }
+
+int collio_info_fint(MPI_Info info) { return (int)PMPI_Info_c2f(info); }
+
+int collio_comm_group(MPI_Comm comm, MPI_Group *group) { return PMPI_Comm_group(comm, group); }
+
+/* The shared file pointer is one long long (in etypes) held by rank 0 in an
+ * MPI window and changed with atomic Fetch_and_op under a shared lock. */
+int collio_shfp_create(MPI_Comm comm, long long init, MPI_Win *win)
+{
+	long long *mem = NULL;
+	int rank, rc;
+	PMPI_Comm_rank(comm, &rank);
+	rc = PMPI_Win_allocate(rank == 0 ? (MPI_Aint)sizeof(long long) : 0, (int)sizeof(long long), MPI_INFO_NULL,
+			       comm, &mem, win);
+	if (rc != MPI_SUCCESS)
+		return rc;
+	PMPI_Win_set_errhandler(*win, MPI_ERRORS_RETURN);
+	if (rank == 0)
+		rc = collio_shfp_set(*win, init);
+	if (rc == MPI_SUCCESS)
+		rc = PMPI_Barrier(comm);
+	return rc;
+}
+
+static int shfp_op(MPI_Win win, long long in, long long *out, MPI_Op op)
+{
+	long long tmp;
+	int rc = PMPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+	if (rc != MPI_SUCCESS)
+		return rc;
+	rc = PMPI_Fetch_and_op(&in, out != NULL ? out : &tmp, MPI_LONG_LONG, 0, 0, op, win);
+	int rc2 = PMPI_Win_unlock(0, win);
+	return rc != MPI_SUCCESS ? rc : rc2;
+}
+
+int collio_shfp_fetch_add(MPI_Win win, long long inc, long long *old)
+{
+	return shfp_op(win, inc, old, inc == 0 ? MPI_NO_OP : MPI_SUM);
+}
+
+int collio_shfp_set(MPI_Win win, long long value) { return shfp_op(win, value, NULL, MPI_REPLACE); }
+
+int collio_shfp_free(MPI_Win *win) { return PMPI_Win_free(win); }
+
+/* ------------------------------------------------------------ the C API */
+
+const char *collio_version(void) { return COLLIO_VERSION_STRING; }
+
+int collio_is_collio_file(MPI_File fh) { return OURS(fh) && collioGoValid(H(fh)) == MPI_SUCCESS; }
+
+MPI_File collio_file_to_mpi(collio_file fh) { return fh == NULL ? MPI_FILE_NULL : (MPI_File)(void *)fh; }
+
+int collio_file_from_mpi(MPI_File fh, collio_file *out)
+{
+	if (out == NULL)
+		return MPI_ERR_ARG;
+	*out = COLLIO_FILE_NULL;
+	if (!collio_is_collio_file(fh))
+		return MPI_ERR_FILE;
+	*out = (collio_file)(void *)fh;
+	return MPI_SUCCESS;
+}
+
+int collio_last_error(char *buf, int len) { return collioGoLastError(buf, len); }
+
+int collio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, collio_file *fh)
+{
+	uintptr_t h = 0;
+	int rc, inter = 0;
+	if (fh == NULL || path == NULL)
+		return MPI_ERR_ARG;
+	*fh = COLLIO_FILE_NULL;
+	if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+		return MPI_ERR_COMM;
+	rc = collioGoOpen((void *)comm, (char *)path, amode, (void *)info, COLLIO_OPEN_CAPI, &h);
+	if (rc == MPI_SUCCESS)
+		*fh = (collio_file)h;
+	return rc;
+}
+
+int collio_close(collio_file *fh)
+{
+	void *eh = NULL;
+	int rc;
+	if (fh == NULL)
+		return MPI_ERR_ARG;
+	rc = collioGoClose(H(*fh), &eh);
+	if (eh != NULL) {
+		*fh = COLLIO_FILE_NULL;
+		collio_errhandler_release((MPI_Errhandler)eh);
+	}
+	return rc;
+}
+
+int collio_delete(const char *path, MPI_Info info)
+{
+	if (path == NULL)
+		return MPI_ERR_ARG;
+	return collioGoDelete((char *)path, (void *)info);
+}
+
+int collio_set_view(collio_file fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, MPI_Info info)
+{
+	return collioGoSetView(H(fh), (long long)disp, (void *)etype, (void *)filetype, "native", (void *)info);
+}
+
+static int capi_xfer(collio_file fh, int op, MPI_Offset off, const void *buf, int count, MPI_Datatype dt,
+		     MPI_Offset *nbytes)
+{
+	long long n = 0;
+	int rc = collioGoXfer(H(fh), op, (long long)off, (void *)buf, count, (void *)dt, &n);
+	if (nbytes != NULL)
+		*nbytes = (MPI_Offset)n;
+	return rc;
+}
+
+int collio_write_at(collio_file fh, MPI_Offset off, const void *buf, int count, MPI_Datatype type,
+		    MPI_Offset *nbytes)
+{
+	return capi_xfer(fh, COLLIO_XAT, off, buf, count, type, nbytes);
+}
+
+int collio_read_at(collio_file fh, MPI_Offset off, void *buf, int count, MPI_Datatype type, MPI_Offset *nbytes)
+{
+	return capi_xfer(fh, COLLIO_XAT | COLLIO_XREAD, off, buf, count, type, nbytes);
+}
+
+int collio_write_at_all(collio_file fh, MPI_Offset off, const void *buf, int count, MPI_Datatype type,
+			MPI_Offset *nbytes)
+{
+	return capi_xfer(fh, COLLIO_XAT_ALL, off, buf, count, type, nbytes);
+}
+
+int collio_read_at_all(collio_file fh, MPI_Offset off, void *buf, int count, MPI_Datatype type,
+		       MPI_Offset *nbytes)
+{
+	return capi_xfer(fh, COLLIO_XAT_ALL | COLLIO_XREAD, off, buf, count, type, nbytes);
+}
+
+int collio_write(collio_file fh, const void *buf, int count, MPI_Datatype type, MPI_Offset *nbytes)
+{
+	return capi_xfer(fh, COLLIO_XIND, 0, buf, count, type, nbytes);
+}
+
+int collio_read(collio_file fh, void *buf, int count, MPI_Datatype type, MPI_Offset *nbytes)
+{
+	return capi_xfer(fh, COLLIO_XIND | COLLIO_XREAD, 0, buf, count, type, nbytes);
+}
+
+int collio_write_all(collio_file fh, const void *buf, int count, MPI_Datatype type, MPI_Offset *nbytes)
+{
+	return capi_xfer(fh, COLLIO_XALL, 0, buf, count, type, nbytes);
+}
+
+int collio_read_all(collio_file fh, void *buf, int count, MPI_Datatype type, MPI_Offset *nbytes)
+{
+	return capi_xfer(fh, COLLIO_XALL | COLLIO_XREAD, 0, buf, count, type, nbytes);
+}
+
+int collio_seek(collio_file fh, MPI_Offset off, int whence)
+{
+	return collioGoSeek(H(fh), (long long)off, whence, 0);
+}
+
+int collio_get_position(collio_file fh, MPI_Offset *off)
+{
+	long long p = 0;
+	int rc;
+	if (off == NULL)
+		return MPI_ERR_ARG;
+	rc = collioGoPosition(H(fh), &p, 0);
+	*off = (MPI_Offset)p;
+	return rc;
+}
+
+int collio_get_size(collio_file fh, MPI_Offset *size)
+{
+	long long n = 0;
+	int rc;
+	if (size == NULL)
+		return MPI_ERR_ARG;
+	rc = collioGoSize(H(fh), &n);
+	*size = (MPI_Offset)n;
+	return rc;
+}
+
+int collio_set_size(collio_file fh, MPI_Offset size) { return collioGoSetSize(H(fh), (long long)size, 0); }
+
+int collio_preallocate(collio_file fh, MPI_Offset size) { return collioGoSetSize(H(fh), (long long)size, 1); }
+
+int collio_sync(collio_file fh) { return collioGoSync(H(fh)); }
+
+int collio_set_atomicity(collio_file fh, int flag) { return collioGoAtomicity(H(fh), 1, &flag); }
+
+int collio_file_get_info(collio_file fh, MPI_Info *info)
+{
+	void *i = NULL;
+	int rc;
+	if (info == NULL)
+		return MPI_ERR_ARG;
+	rc = collioGoGetInfo(H(fh), &i);
+	if (rc == MPI_SUCCESS)
+		*info = (MPI_Info)i;
+	return rc;
+}
+
+int collio_file_set_info(collio_file fh, MPI_Info info) { return collioGoSetInfo(H(fh), (void *)info); }

@@ -1,0 +1,65 @@
+/* Internal declarations shared by shim.c and the Go side of libcollio.
+ * Not installed: the public header is collio.h. */
+#ifndef COLLIO_SHIM_H
+#define COLLIO_SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <mpi.h>
+
+/* Transfer kinds for collioGoXfer: one of the positioning/coordination
+ * kinds, plus COLLIO_XREAD for reads and COLLIO_XSPLIT for the _begin half
+ * of a split collective. */
+enum {
+	COLLIO_XAT = 0,      /* explicit offset, independent */
+	COLLIO_XAT_ALL = 1,  /* explicit offset, collective */
+	COLLIO_XIND = 2,     /* individual file pointer, independent */
+	COLLIO_XALL = 3,     /* individual file pointer, collective */
+	COLLIO_XSHARED = 4,  /* shared file pointer, independent */
+	COLLIO_XORDERED = 5, /* shared file pointer, collective in rank order */
+	COLLIO_XKIND = 7,    /* mask of the kinds above */
+	COLLIO_XREAD = 8,
+	COLLIO_XSPLIT = 16
+};
+
+/* Flags for collioGoOpen. */
+enum {
+	COLLIO_OPEN_CAPI = 1 /* opened through collio_open: never passed through */
+};
+
+/* Handles: addresses inside a PROT_NONE reservation (see handles.go). */
+void *collio_handle_base(void);
+size_t collio_handle_span(void);
+int collio_is_ours(const void *h);
+
+/* Verbosity from COLLIO_VERBOSE (0 if unset). */
+int collio_verbose(void);
+int collio_world_rank(void);
+
+/* Error handlers (shim.c). */
+MPI_Errhandler collio_default_errhandler(void);
+int collio_errhandler_retain(MPI_Errhandler eh);
+void collio_errhandler_release(MPI_Errhandler eh);
+
+/* Datatype helpers for the view's etype and filetype. */
+int collio_type_keep(MPI_Datatype t, MPI_Datatype *out);
+void collio_type_drop(MPI_Datatype t);
+int collio_type_is_named(MPI_Datatype t);
+MPI_Datatype collio_type_byte(void);
+
+/* Shared file pointer: one MPI_Offset in a window held by rank 0. */
+int collio_shfp_create(MPI_Comm comm, long long init, MPI_Win *win);
+int collio_shfp_fetch_add(MPI_Win win, long long inc, long long *old);
+int collio_shfp_set(MPI_Win win, long long value);
+int collio_shfp_free(MPI_Win *win);
+
+/* Info helpers for get_info. */
+MPI_Info collio_info_new(void);
+void collio_info_put(MPI_Info info, const char *key, const char *value);
+MPI_Info collio_info_null(void);
+int collio_info_fint(MPI_Info info);
+
+/* MPI_Comm_group of the file's communicator. */
+int collio_comm_group(MPI_Comm comm, MPI_Group *group);
+
+#endif

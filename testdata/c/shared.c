@@ -1,0 +1,135 @@
+/* shared: the shared file pointer (write_shared/read_shared, their
+ * nonblocking forms, seek_shared, get_position_shared) and the ordered
+ * collectives (plain and split). Independent shared-pointer writes take
+ * turns (rank by rank, with barriers) so that the file is deterministic
+ * and can be compared byte for byte. File: shared.dat. */
+#include "t.h"
+
+static MPI_File fh;
+
+static MPI_Offset shpos(void)
+{
+	MPI_Offset p;
+	CHECK(MPI_File_get_position_shared(fh, &p));
+	return p;
+}
+
+/* expect_pos checks the shared pointer on every rank, then waits for all
+ * ranks so that none moves it before the others have looked. */
+static void expect_pos(MPI_Offset want, const char *what)
+{
+	MPI_Offset p = shpos();
+	EXPECT(p == want, "%s: shared position %lld, want %lld", what, (long long)p, (long long)want);
+	MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* Sum over ranks of (base + r), the ints one round moves. */
+static int round_total(int base) { return t_size * base + t_size * (t_size - 1) / 2; }
+
+int main(int argc, char **argv)
+{
+	const char *dir = t_init(&argc, &argv, "shared");
+	int buf[64], got[64];
+	MPI_Status st;
+	MPI_Request req;
+	MPI_Offset pos;
+	int total = 0;
+
+	CHECK(MPI_File_open(MPI_COMM_WORLD, t_path(dir, "shared.dat"), MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL,
+			    &fh));
+	CHECK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "native", MPI_INFO_NULL));
+	expect_pos(0, "after open");
+
+	/* Round 1: write_shared, rank by rank: 10 + rank ints each. */
+	for (int i = 0; i < 64; i++)
+		buf[i] = t_val(t_rank, 100 + i);
+	for (int turn = 0; turn < t_size; turn++) {
+		if (turn == t_rank) {
+			CHECK(MPI_File_write_shared(fh, buf, 10 + t_rank, MPI_INT, &st));
+			t_status(&st, MPI_INT, 10 + t_rank, MPI_INT, 10 + t_rank, "write_shared");
+		}
+		MPI_Barrier(MPI_COMM_WORLD);
+	}
+	total += round_total(10);
+	expect_pos(total, "after a round");
+
+	/* Round 2: write_ordered, 5 + rank ints each, in rank order. */
+	for (int i = 0; i < 64; i++)
+		buf[i] = t_val(t_rank, 200 + i);
+	CHECK(MPI_File_write_ordered(fh, buf, 5 + t_rank, MPI_INT, &st));
+	t_status(&st, MPI_INT, 5 + t_rank, MPI_INT, 5 + t_rank, "write_ordered");
+	total += round_total(5);
+	expect_pos(total, "after a round");
+
+	/* Round 3: split ordered write, 3 ints each. */
+	for (int i = 0; i < 64; i++)
+		buf[i] = t_val(t_rank, 300 + i);
+	CHECK(MPI_File_write_ordered_begin(fh, buf, 3, MPI_INT));
+	CHECK(MPI_File_write_ordered_end(fh, buf, &st));
+	t_status(&st, MPI_INT, 3, MPI_INT, 3, "write_ordered_end");
+	total += 3 * t_size;
+
+	/* Round 4: iwrite_shared, rank by rank, 2 ints each. */
+	for (int i = 0; i < 64; i++)
+		buf[i] = t_val(t_rank, 400 + i);
+	for (int turn = 0; turn < t_size; turn++) {
+		if (turn == t_rank) {
+			CHECK(MPI_File_iwrite_shared(fh, buf, 2, MPI_INT, &req));
+			CHECK(MPI_Wait(&req, &st));
+			t_status(&st, MPI_INT, 2, MPI_INT, 2, "iwrite_shared");
+		}
+		MPI_Barrier(MPI_COMM_WORLD);
+	}
+	total += 2 * t_size;
+	expect_pos(total, "after a round");
+	CHECK(MPI_File_sync(fh));
+	MPI_Barrier(MPI_COMM_WORLD);
+	CHECK(MPI_File_sync(fh));
+
+	/* Read it back the same way. */
+	CHECK(MPI_File_seek_shared(fh, 0, MPI_SEEK_SET));
+	expect_pos(0, "after seek_shared");
+	for (int turn = 0; turn < t_size; turn++) {
+		if (turn == t_rank) {
+			CHECK(MPI_File_read_shared(fh, got, 10 + t_rank, MPI_INT, &st));
+			t_status(&st, MPI_INT, 10 + t_rank, MPI_INT, 10 + t_rank, "read_shared");
+			for (int i = 0; i < 10 + t_rank; i++)
+				EXPECT(got[i] == t_val(t_rank, 100 + i), "read_shared element %d", i);
+		}
+		MPI_Barrier(MPI_COMM_WORLD);
+	}
+	CHECK(MPI_File_read_ordered(fh, got, 5 + t_rank, MPI_INT, &st));
+	t_status(&st, MPI_INT, 5 + t_rank, MPI_INT, 5 + t_rank, "read_ordered");
+	for (int i = 0; i < 5 + t_rank; i++)
+		EXPECT(got[i] == t_val(t_rank, 200 + i), "read_ordered element %d", i);
+	CHECK(MPI_File_read_ordered_begin(fh, got, 3, MPI_INT));
+	CHECK(MPI_File_read_ordered_end(fh, got, &st));
+	t_status(&st, MPI_INT, 3, MPI_INT, 3, "read_ordered_end");
+	for (int i = 0; i < 3; i++)
+		EXPECT(got[i] == t_val(t_rank, 300 + i), "read_ordered_end element %d", i);
+	for (int turn = 0; turn < t_size; turn++) {
+		if (turn == t_rank) {
+			CHECK(MPI_File_iread_shared(fh, got, 2, MPI_INT, &req));
+			CHECK(MPI_Wait(&req, &st));
+			t_status(&st, MPI_INT, 2, MPI_INT, 2, "iread_shared");
+			for (int i = 0; i < 2; i++)
+				EXPECT(got[i] == t_val(t_rank, 400 + i), "iread_shared element %d", i);
+		}
+		MPI_Barrier(MPI_COMM_WORLD);
+	}
+
+	CHECK(MPI_File_seek_shared(fh, 0, MPI_SEEK_END));
+	expect_pos(total, "after seek_shared to the end");
+	CHECK(MPI_File_seek_shared(fh, -3, MPI_SEEK_CUR));
+	expect_pos(total - 3, "after seek_shared back");
+	/* The individual pointer is separate. */
+	CHECK(MPI_File_get_position(fh, &pos));
+	EXPECT(pos == 0, "individual position %lld", (long long)pos);
+	/* set_view resets the shared pointer. */
+	CHECK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "native", MPI_INFO_NULL));
+	expect_pos(0, "after set_view");
+	MPI_Barrier(MPI_COMM_WORLD);
+	CHECK(MPI_File_close(&fh));
+	t_done();
+	return 0;
+}
