@@ -12,6 +12,11 @@ type Access struct {
 	Buf     []byte
 	Count   int64
 	MemType *layout.Type
+	// Err, when set, is a problem the caller found with this rank's
+	// arguments (say, a datatype it could not decode). A collective call
+	// still enters the collective and fails on every rank with this error,
+	// instead of leaving the other ranks waiting.
+	Err error
 }
 
 // Bytes is the common case: all of p, contiguous.
@@ -36,6 +41,9 @@ func (a Access) check(op string, rank int, etype int64) error {
 		e := ioerr.New(ioerr.ErrArg, op, format, args...)
 		e.Rank = rank
 		return e
+	}
+	if a.Err != nil {
+		return a.Err
 	}
 	if a.Count < 0 {
 		return bad("count %d is negative", a.Count)

@@ -52,11 +52,11 @@ func (f *File) Seek(off int64, whence int) (int64, error) {
 	case io.SeekCurrent:
 		base = f.fp
 	case io.SeekEnd:
-		size, err := f.sizeShared()
+		end, err := f.endPosition()
 		if err != nil {
 			return 0, f.wrap(err, "seek")
 		}
-		base = dataBefore(f.view, size) / f.view.Etype.Size()
+		base = end
 	default:
 		return 0, f.errf(ioerr.ErrArg, "seek", "whence %d is not io.SeekStart, io.SeekCurrent or io.SeekEnd", whence)
 	}
@@ -116,4 +116,25 @@ func dataBefore(v View, end int64) int64 {
 		data += min(n, in-off)
 	}
 	return data
+}
+
+// EndPosition returns the position of end of file in etypes of the view:
+// where io.SeekEnd points (for shared file pointers, say).
+func (f *File) EndPosition() (int64, error) {
+	if err := f.usable("get_position"); err != nil {
+		return 0, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	end, err := f.endPosition()
+	return end, f.wrap(err, "get_position")
+}
+
+// endPosition is EndPosition with f.mu held.
+func (f *File) endPosition() (int64, error) {
+	size, err := f.sizeShared()
+	if err != nil {
+		return 0, err
+	}
+	return dataBefore(f.view, size) / f.view.Etype.Size(), nil
 }

@@ -103,3 +103,24 @@ func (f *File) View() View {
 	defer f.mu.Unlock()
 	return f.view
 }
+
+// SetInfo changes hints collectively (MPI_File_set_info), keeping the view
+// and the file pointer. Open-only hints are ignored with a warning, as are
+// invalid values when lenient (the C interposer's behaviour); otherwise an
+// invalid value is an error on every rank.
+func (f *File) SetInfo(h map[string]string, lenient bool) error {
+	if err := f.usable("set_info"); err != nil {
+		return err
+	}
+	updated, err := f.hints.Update(h, lenient)
+	if err := f.agree("set_info", err); err != nil {
+		return err
+	}
+	if err := hints.CheckSame(f.comm, updated); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	f.hints = updated
+	f.mu.Unlock()
+	return nil
+}

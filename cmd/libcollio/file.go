@@ -230,15 +230,7 @@ func collioGoSetInfo(h C.uintptr_t, info unsafe.Pointer) C.int {
 		return fail(err)
 	}
 	hs := filterHints(infoMap(C.MPI_Info(info)), f.comm.Rank())
-	// adio has no set_info: setting the same view with the new hints does
-	// it, except that it resets the individual file pointer, which is put
-	// back.
-	pos := f.f.Position()
-	if err := f.f.SetView(f.f.View(), hs); err != nil {
-		return fail(err)
-	}
-	_, err = f.f.Seek(pos, io.SeekStart)
-	return fail(err)
+	return fail(f.f.SetInfo(hs, true))
 }
 
 //export collioGoGetInfo

@@ -85,8 +85,8 @@ func (f *file) xfer(op int, off int64, buf unsafe.Pointer, count int64, dt unsaf
 	}
 	if local != nil && kind != C.COLLIO_XORDERED {
 		// The other ranks are entering the collective call: join it with
-		// an access adio rejects, so that every rank fails together.
-		acc = adio.Access{Count: -1}
+		// this rank's error, so that every rank fails together with it.
+		acc = adio.Access{Err: local}
 	}
 
 	var n int64
@@ -314,12 +314,7 @@ func (f *file) seekSharedRoot(off int64, wh int) C.int {
 		}
 		base = int64(cur)
 	case io.SeekEnd:
-		// The end of file in etypes of the view: adio computes it in
-		// Seek(0, io.SeekEnd) on the individual pointer, which is then
-		// put back.
-		pos := f.f.Position()
-		end, err := f.f.Seek(0, io.SeekEnd)
-		f.f.Seek(pos, io.SeekStart)
+		end, err := f.f.EndPosition()
 		if err != nil {
 			return fail(err)
 		}
