@@ -43,7 +43,7 @@ var fullTwoPhase = map[string]bool{
 // aggregator on every rank (up to cb_nodes), plus the extra key/value
 // pairs.
 func cbHints(kv ...string) collio.Hints {
-	h := collio.Hints{"romio_cb_write": "enable", "romio_cb_read": "enable", "cb_config_list": "*:*"}
+	h := collio.Hints{"romio_cb_write": "enable", "romio_cb_read": "enable", "cb_config_list": "*:*", "collio_strategy": "twophase"}
 	for i := 0; i+1 < len(kv); i += 2 {
 		h[kv[i]] = kv[i+1]
 	}

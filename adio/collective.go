@@ -60,11 +60,12 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 		return 0, err
 	}
 	c.ranges = ranges
-	name, reason, err := chooseStrategy(f.hints, write, ranges)
+	name, reason, err := chooseStrategy(f.hints, situation{write: write, ranges: ranges, nodes: f.nodes.Count(), striped: f.striped()})
 	if err := f.agree(op, err); err != nil {
 		return 0, err
 	}
 	f.last.Strategy, f.last.Reason = name, reason
+	c.aggs = f.callAggregators(name)
 	s := strategies[name]
 	var n int64
 	if write {

@@ -129,7 +129,7 @@ func TestRandomViewsWriteRead(t *testing.T) {
 			case !collective:
 			case strategy != "auto" && last.Strategy != strategy:
 				return fmt.Errorf("collio_strategy=%s ran %s", strategy, last.Strategy)
-			case strategy == "auto" && cb == "enable" && last.Strategy != "twophase":
+			case strategy == "auto" && cb == "enable" && last.Strategy == "independent":
 				return fmt.Errorf("romio_cb_write=enable ran %s", last.Strategy)
 			}
 			got := make([]byte, len(data))

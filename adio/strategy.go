@@ -7,6 +7,7 @@ import (
 	"github.com/collio/collio/hints"
 	"github.com/collio/collio/internal/ioerr"
 	"github.com/collio/collio/segment"
+	"github.com/collio/collio/topo"
 	"github.com/collio/collio/twophase"
 )
 
@@ -39,22 +40,41 @@ func Available() []string {
 	return names
 }
 
-// chooseStrategy is the selection table. An explicit collio_strategy
-// wins; otherwise ROMIO's romio_cb_write / romio_cb_read decide:
-// disable → independent I/O, enable → two-phase, automatic → two-phase
-// when the ranks' access ranges interleave (ROMIO's test), independent
-// otherwise. romio_no_indep_rw forces collective buffering. It is pure:
-// every rank, holding the same hints and ranges, makes the same choice.
-func chooseStrategy(h *hints.Set, write bool, ranges []twophase.Range) (name, reason string, err error) {
-	if s := h.Enum(hints.CollioStrategy); s != hints.StrategyAuto {
-		if _, ok := strategies[s]; !ok {
+// situation is what the selection table looks at. Every rank holds the
+// same one, so every rank makes the same choice.
+type situation struct {
+	write   bool
+	ranges  []twophase.Range // every rank's file range in this call
+	nodes   int              // nodes the ranks run on
+	striped bool             // the file system reports striping (Lustre, BeeGFS, sim)
+}
+
+// chooseStrategy is the selection table, in order:
+//
+//  1. collio_strategy other than auto: that strategy.
+//  2. romio_no_indep_rw=true: two-phase (only its aggregators opened the file).
+//  3. romio_cb_write (romio_cb_read for reads) = disable: independent I/O.
+//  4. automatic and the ranks' ranges do not interleave (ROMIO's test):
+//     independent I/O.
+//  5. Collective buffering (enable, or automatic with interleaving):
+//     striped file system → two-phase with stripe-cyclic domains, so no
+//     two aggregators share a lock unit; one node without striping →
+//     dynamic segmentation (measured fastest here: no read-modify-write,
+//     and with automatic aggregators every rank writes its own pieces);
+//     otherwise two-phase, as ROMIO.
+//
+// The reason is recorded in the call's metrics and shown by
+// COLLIO_PRINT_HINTS=1.
+func chooseStrategy(h *hints.Set, s situation) (name, reason string, err error) {
+	if st := h.Enum(hints.CollioStrategy); st != hints.StrategyAuto {
+		if _, ok := strategies[st]; !ok {
 			return "", "", ioerr.New(ioerr.ErrUnsupported, "",
-				"collio_strategy=%s is not available yet; available: auto, %v", s, Available())
+				"collio_strategy=%s is not available yet; available: auto, %v", st, Available())
 		}
-		return s, "collio_strategy=" + s, nil
+		return st, "collio_strategy=" + st, nil
 	}
 	key := hints.RomioCBRead
-	if write {
+	if s.write {
 		key = hints.RomioCBWrite
 	}
 	cb := h.Enum(key)
@@ -64,12 +84,60 @@ func chooseStrategy(h *hints.Set, write bool, ranges []twophase.Range) (name, re
 	case cb == hints.Disable:
 		return hints.StrategyIndependent, key + "=disable", nil
 	case cb == hints.Enable:
-		return hints.StrategyTwoPhase, key + "=enable", nil
-	case twophase.Interleaved(ranges):
-		return hints.StrategyTwoPhase, "accesses interleave", nil
+		name, reason = collectivePick(s)
+		return name, key + "=enable; " + reason, nil
+	case twophase.Interleaved(s.ranges):
+		name, reason = collectivePick(s)
+		return name, "accesses interleave; " + reason, nil
 	}
 	return hints.StrategyIndependent, "no interleaving between ranks", nil
 }
+
+// collectivePick is step 5 of the table.
+func collectivePick(s situation) (name, reason string) {
+	switch {
+	case s.striped:
+		return hints.StrategyTwoPhase, "striped file system: two-phase, stripe-aligned domains"
+	case s.nodes == 1:
+		return hints.StrategyDynamic, "one node, no striping: dynamic segmentation"
+	}
+	return hints.StrategyTwoPhase, "several nodes: two-phase"
+}
+
+// autoAggregators reports whether collio picks the aggregators of each
+// call itself: collio_auto_aggregators is on and the user set neither
+// cb_nodes nor cb_config_list.
+func (f *File) autoAggregators() bool {
+	return f.hints.Enum(hints.CollioAutoAggregators) == hints.Enable &&
+		!f.hints.IsSet(hints.CBNodes) && !f.hints.IsSet(hints.CBConfigList)
+}
+
+// callAggregators returns the aggregators of a call with the given
+// strategy. With automatic aggregators: on a striped file system as many
+// as stripes times romio_lustre_co_ratio (as ROMIO-TAM and GIO do), and
+// for segmentation on one node every rank (each is its own group, so no
+// data moves between ranks); otherwise those chosen at open from cb_nodes
+// and cb_config_list (ROMIO: one per node).
+func (f *File) callAggregators(name string) []int {
+	if !f.autoAggregators() {
+		return f.aggs
+	}
+	n := f.comm.Size()
+	all := []hints.ConfigEntry{{Host: hints.AnyHost, Count: hints.AllProcs}}
+	switch {
+	case f.striped() && name != hints.StrategyIndependent:
+		k := f.layout.StripeCount * max(1, int(f.hints.Int(hints.RomioLustreCoRatio)))
+		aggs, _ := topo.Aggregators(f.nodes, min(n, k), all)
+		return aggs
+	case (name == hints.StrategyDynamic || name == hints.StrategyStatic) && f.nodes.Count() == 1:
+		aggs, _ := topo.Aggregators(f.nodes, n, all)
+		return aggs
+	}
+	return f.aggs
+}
+
+// striped reports whether the file system stripes this file.
+func (f *File) striped() bool { return f.layout.StripeSize > 0 && f.layout.StripeCount > 0 }
 
 // call is one collective transfer on one rank.
 type call struct {
@@ -79,6 +147,7 @@ type call struct {
 	access Access
 	off    int64 // etypes
 	ranges []twophase.Range
+	aggs   []int // this call's aggregators
 }
 
 // independent: every rank does its own part with independent I/O (with
@@ -119,7 +188,7 @@ func (twoPhase) job(c *call, write bool) *twophase.Job {
 	return &twophase.Job{
 		Comm:        f.comm,
 		File:        f.f,
-		Aggregators: f.aggs,
+		Aggregators: c.aggs,
 		Ranges:      c.ranges,
 		Access: twophase.Access{
 			Buf: a.Buf, MemType: a.MemType, Count: a.Count,
@@ -140,10 +209,28 @@ func (twoPhase) job(c *call, write bool) *twophase.Job {
 }
 
 // Only aggregators touch the file, so ranks that deferred their open
-// (romio_no_indep_rw) take part without opening it.
-func (t twoPhase) write(c *call) error { return twophase.Write(t.job(c, true)) }
+// (romio_no_indep_rw) take part without opening it; an aggregator of this
+// call that has not opened it yet opens it now.
+func (t twoPhase) write(c *call) error {
+	if err := c.openIfAggregator(); err != nil {
+		return err
+	}
+	return twophase.Write(t.job(c, true))
+}
 
-func (t twoPhase) read(c *call) (int64, error) { return twophase.Read(t.job(c, false)) }
+func (t twoPhase) read(c *call) (int64, error) {
+	if err := c.openIfAggregator(); err != nil {
+		return 0, err
+	}
+	return twophase.Read(t.job(c, false))
+}
+
+func (c *call) openIfAggregator() error {
+	if slices.Contains(c.aggs, c.f.rank()) {
+		return c.f.ensureOpen(c.op)
+	}
+	return nil
+}
 
 // describe is used in messages.
 func (c *call) String() string { return fmt.Sprintf("%s at offset %d", c.op, c.off) }
@@ -153,9 +240,15 @@ func (c *call) String() string { return fmt.Sprintf("%s at offset %d", c.op, c.o
 type segmented struct{ dynamic bool }
 
 func (s segmented) write(c *call) error {
+	if err := c.openIfAggregator(); err != nil {
+		return err
+	}
 	return segment.Write(twoPhase{}.job(c, true), s.dynamic, c.f.overlap())
 }
 
 func (s segmented) read(c *call) (int64, error) {
+	if err := c.openIfAggregator(); err != nil {
+		return 0, err
+	}
 	return segment.Read(twoPhase{}.job(c, false), s.dynamic, c.f.overlap())
 }

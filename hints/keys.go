@@ -43,6 +43,7 @@ const (
 	CollioCollectiveTimeout = "collio_collective_timeout"
 	CollioOverlap           = "collio_overlap"
 	CollioFileDomains       = "collio_file_domains"
+	CollioAutoAggregators   = "collio_auto_aggregators"
 )
 
 // Values of collio_file_domains.
