@@ -197,7 +197,7 @@ func checkStrategy(last collio.Stats, want string) error {
 		return fmt.Errorf("%s: no strategy recorded (stats: %v)", last.Op, last)
 	case want != "" && last.Strategy != want:
 		return fmt.Errorf("%s ran %s (%s), want %s", last.Op, last.Strategy, last.Reason, want)
-	case want == "" && last.Strategy != stratTwoPhase && last.Strategy != stratIndependent:
+	case want == "" && !slices.Contains([]string{stratTwoPhase, stratIndependent, "dynamic", "static"}, last.Strategy):
 		return fmt.Errorf("%s ran unknown strategy %q (%s)", last.Op, last.Strategy, last.Reason)
 	}
 	return nil
