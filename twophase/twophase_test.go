@@ -226,6 +226,8 @@ func TestRandomCollective(t *testing.T) {
 			stripeCount = rapid.IntRange(0, 5).Draw(rt, "stripe_count") // 0: generic domains
 		}
 		coRatio := rapid.IntRange(1, 3).Draw(rt, "co_ratio")
+		defer func(g int64) { maxGap = g }(maxGap)
+		maxGap = rapid.SampledFrom([]int64{0, 4, 64 << 10}).Draw(rt, "max_gap")
 		path := filepath.Join(t.TempDir(), "r")
 		if _, err := runCollective(t, path, cases, aggs, bufSize, rmw, stripe, func(j *Job) {
 			j.Overlap, j.StripeCount, j.CoRatio = overlap, stripeCount, coRatio
@@ -294,4 +296,63 @@ func TestRandomManyRanks(t *testing.T) {
 			rt.Fatalf("file differs")
 		}
 	})
+}
+
+// Reading past end of file returns the bytes that exist, and zeros (not
+// stale buffer contents) after them.
+func TestReadPastEOF(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "eof")
+	d := ufs.New()
+	for _, gap := range []int64{0, 64 << 10} {
+		maxGap = gap
+		require.NoError(t, os.WriteFile(path, fill(160, 9), 0o644))
+		bufs := make([]Buffers, 2) // kept between the two reads, as a File keeps them
+		err := comm.RunWorldTimeout(2, 0, 10*time.Second, func(c comm.Comm) error {
+			f, err := d.Open(path, driver.OpenOptions{Flags: driver.ORdWr})
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			// Rank r reads 8-byte blocks r, r+2, ... of 160 bytes.
+			ft := must(layout.Resized(layout.Bytes(8), 0, 16))
+			buf := make([]byte, 80)
+			read := func() (int64, error) {
+				job := &Job{Comm: c, File: f, Aggregators: []int{0}, Ranges: []Range{{0, 152}, {8, 160}}, BufSize: 1 << 20,
+					Access: Access{Buf: buf, Count: 80, Filetype: ft, Disp: int64(8 * c.Rank()), Size: 80}, Buffers: &bufs[c.Rank()]}
+				return Read(job)
+			}
+			// The first read leaves data in the kept buffers; then the file
+			// shrinks to 100 bytes.
+			if n, err := read(); err != nil || n != 80 {
+				return fmt.Errorf("full read: %d, %v", n, err)
+			}
+			if err := c.Barrier(); err != nil {
+				return err
+			}
+			if c.Rank() == 0 {
+				if err := f.Truncate(100); err != nil {
+					return err
+				}
+			}
+			if err := c.Barrier(); err != nil {
+				return err
+			}
+			n, err := read()
+			if err != nil {
+				return err
+			}
+			want := []int64{52, 48}[c.Rank()] // rank 0's seventh block is cut by end of file
+			if n != want {
+				return fmt.Errorf("rank %d read %d bytes, want %d", c.Rank(), n, want)
+			}
+			for i := n; i < 80; i++ {
+				if buf[i] != 0 {
+					return fmt.Errorf("rank %d: byte %d past end of file is %#x, not 0", c.Rank(), i, buf[i])
+				}
+			}
+			return nil
+		})
+		require.NoError(t, err, "maxGap %d", gap)
+	}
+	maxGap = 64 << 10
 }
