@@ -60,9 +60,10 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 		return 0, err
 	}
 	c.ranges = ranges
+	// Every rank evaluates the table on the same inputs: no agreement needed.
 	name, reason, err := chooseStrategy(f.hints, situation{write: write, ranges: ranges, nodes: f.nodes.Count(), striped: f.striped()})
-	if err := f.agree(op, err); err != nil {
-		return 0, err
+	if err != nil {
+		return 0, ioerr.Wrap(err, op, f.path, -1) // the same text on every rank
 	}
 	f.last.Strategy, f.last.Reason = name, reason
 	c.aggs = f.callAggregators(name)

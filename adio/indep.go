@@ -47,6 +47,9 @@ func (f *File) checkTransfer(op string, v View, a Access, off int64, write bool)
 	if a.Size() > 0 && v.Filetype.Size() == 0 {
 		return f.errf(ioerr.ErrArg, op, "the view's filetype selects no data, so %d bytes cannot be transferred", a.Size())
 	}
+	if end := off*v.Etype.Size() + a.Size(); a.Size() > 0 && v.Filetype.TilesOverlap() && end > v.Filetype.Size() {
+		return f.wrap(layout.TileError(v.Filetype, end-1), op)
+	}
 	return nil
 }
 

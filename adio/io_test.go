@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/collio/collio/internal/comm"
@@ -367,4 +368,38 @@ func TestClosedFile(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// A filetype whose extent is smaller than its data span (PnetCDF builds one
+// for every noncontiguous access: the header bytes plus a subarray) is
+// accepted; its first tile is usable, and an access past it is a clear
+// error, not wrong data.
+func TestViewWithOverlappingTiles(t *testing.T) {
+	path := tempPath(t, "pnc")
+	ft := must(layout.Resized(must(layout.HIndexed([]int{4, 4}, []int64{0, 12}, layout.Byte)), 0, 8))
+	require.True(t, ft.TilesOverlap())
+	world(t, 2, func(c comm.Comm) error {
+		f, err := Open(c, path, ModeCreate|ModeRdWr, OpenOptions{})
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := f.SetView(View{Disp: int64(16 * c.Rank()), Etype: layout.Byte, Filetype: ft}, nil); err != nil {
+			return err
+		}
+		if _, err := f.WriteAtAll(Bytes([]byte("abcdefgh")), 0); err != nil {
+			return err
+		}
+		back := make([]byte, 4)
+		if n, err := f.ReadAtAll(Bytes(back), 4); err != nil || n != 4 || string(back) != "efgh" {
+			return fmt.Errorf("read back %q, %d, %v", back, n, err)
+		}
+		_, err = f.WriteAtAll(Bytes([]byte("xy")), 7)
+		if !errors.Is(err, ioerr.ErrType) || !strings.Contains(err.Error(), "first tile") {
+			return fmt.Errorf("write past the first tile: %v", err)
+		}
+		return nil
+	})
+	got := readFile(t, path)
+	require.Equal(t, "abcd"+strings.Repeat("\x00", 8)+"efgh"+"abcd"+strings.Repeat("\x00", 8)+"efgh", string(got))
 }

@@ -95,29 +95,6 @@ func (f *File) ByteOffset(off int64) (int64, error) {
 	return b, nil
 }
 
-// dataBefore counts the view's data bytes that lie before file offset end:
-// the view position of end of file. It walks one tile of the filetype.
-func dataBefore(v View, end int64) int64 {
-	ft := v.Filetype
-	if ft.Size() == 0 {
-		return 0
-	}
-	rel := end - v.Disp
-	if rel <= ft.LB() {
-		return 0
-	}
-	k := (rel - ft.LB()) / ft.Extent()
-	in := rel - k*ft.Extent()
-	data := k * ft.Size()
-	for off, n := range ft.Blocks() {
-		if off >= in {
-			break
-		}
-		data += min(n, in-off)
-	}
-	return data
-}
-
 // EndPosition returns the position of end of file in etypes of the view:
 // where io.SeekEnd points (for shared file pointers, say).
 func (f *File) EndPosition() (int64, error) {
@@ -136,5 +113,9 @@ func (f *File) endPosition() (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return dataBefore(f.view, size) / f.view.Etype.Size(), nil
+	before, err := f.view.stream().DataBefore(size)
+	if err != nil {
+		return 0, err
+	}
+	return before / f.view.Etype.Size(), nil
 }

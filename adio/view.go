@@ -40,22 +40,13 @@ func (v View) Check() error {
 	if err := v.Filetype.CheckFiletype(); err != nil {
 		return ioerr.New(ioerr.ErrType, "set_view", "filetype: %v", err)
 	}
-	if v.Filetype.Size() > 0 && v.Filetype.TrueLB() < 0 {
-		return ioerr.New(ioerr.ErrType, "set_view", "filetype has data at negative displacement %d", v.Filetype.TrueLB())
-	}
-	if v.Filetype.Size() > 0 && (v.Filetype.TrueLB() < v.Filetype.LB() ||
-		v.Filetype.TrueLB()+v.Filetype.TrueExtent() > v.Filetype.UB()) {
-		return ioerr.New(ioerr.ErrType, "set_view",
-			"filetype data [%d, %d) lies outside its extent [%d, %d): tiles would overlap",
-			v.Filetype.TrueLB(), v.Filetype.TrueLB()+v.Filetype.TrueExtent(), v.Filetype.LB(), v.Filetype.UB())
-	}
 	return nil
 }
 
-// stream returns the view's data stream: the filetype tiled from Disp.
-// Tile k covers [Disp + LB + k*Extent, ...).
+// stream returns the view's data stream: the filetype tiled from Disp
+// (only its first tile when tiles would overlap: see layout.NewViewStream).
 func (v View) stream() *layout.Stream {
-	return layout.NewStream(v.Filetype, v.Disp, -1)
+	return layout.NewViewStream(v.Filetype, v.Disp)
 }
 
 // SetView sets the file view collectively. Every rank must pass an etype

@@ -116,7 +116,6 @@ func TestCheckFiletype(t *testing.T) {
 		"offset 4 ":  must(HIndexed([]int{1, 1}, []int64{8, 4}, Int32)), // decreasing
 		"offset 2 ":  must(HVector(2, 1, 2, Int32)),                     // overlapping
 		"offset -8 ": must(HIndexed([]int{1}, []int64{-8}, Int32)),      // negative
-		"extent 4 ":  must(Resized(must(Contiguous(2, Int32)), 0, 4)),   // tiles overlap
 		"offset -4 ": must(Vector(2, 1, -1, Int32)),                     // decreasing
 	}
 	for msg, typ := range bad {
@@ -125,6 +124,24 @@ func TestCheckFiletype(t *testing.T) {
 		assert.ErrorIs(t, err, ioerr.ErrType)
 		assert.Contains(t, err.Error(), msg, "error names the offending offset")
 	}
+}
+
+// A filetype whose extent is smaller than its data span is accepted, but a
+// view over it has only its first tile (PnetCDF builds such filetypes).
+func TestTilesOverlap(t *testing.T) {
+	narrow := must(Resized(must(Contiguous(2, Int32)), 0, 4))
+	require.NoError(t, narrow.CheckFiletype())
+	assert.True(t, narrow.TilesOverlap())
+	assert.False(t, must(Resized(Int32, 0, 16)).TilesOverlap())
+	s := NewViewStream(narrow, 100)
+	assert.Equal(t, int64(8), s.Len(), "one tile only")
+	pos, err := s.SeekFile(104)
+	require.NoError(t, err)
+	assert.Equal(t, int64(4), pos)
+	_, err = NewStream(narrow, 100, -1).SeekFile(104)
+	assert.ErrorIs(t, err, ioerr.ErrType, "tiling it without end is not ordered")
+	assert.Equal(t, int64(-1), NewViewStream(Int32, 0).Len(), "ordinary views are infinite")
+	assert.ErrorContains(t, TileError(narrow, 9), "first tile")
 }
 
 func must(t *Type, err error) *Type {

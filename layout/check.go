@@ -4,9 +4,12 @@ import "github.com/collio/collio/internal/ioerr"
 
 // CheckFiletype applies MPI's rule for etypes and filetypes: data offsets are
 // non-negative and blocks are monotonically non-decreasing and do not
-// overlap, also across tiles (the extent covers the data span). The accept
-// path is O(1) thanks to cached flags; the error path walks blocks to name
-// the first offending offset.
+// overlap. It does not require the extent to cover the data span: such a
+// filetype is accepted (ROMIO and OMPIO accept it, and PnetCDF builds one
+// for every noncontiguous access), but only its first tile can be used
+// (see TilesOverlap and NewViewStream). The accept path is O(1) thanks to
+// cached flags; the error path walks blocks to name the first offending
+// offset.
 func (t *Type) CheckFiletype() error {
 	const op = "filetype"
 	if t.Size() == 0 {
@@ -26,10 +29,24 @@ func (t *Type) CheckFiletype() error {
 			prevEnd = off + n
 		}
 	}
-	if s.lo+t.Extent() < s.hi {
-		return ioerr.New(ioerr.ErrType, op,
-			"extent %d is smaller than the data span: the second tile starts at offset %d, before the first ends at %d",
-			t.Extent(), s.lo+t.Extent(), s.hi)
-	}
 	return nil
+}
+
+// TilesOverlap reports whether tiling the type overlaps: its extent is
+// smaller than its data span, so the second tile starts before the first
+// ends. A file view with such a filetype can address only its first tile.
+func (t *Type) TilesOverlap() bool {
+	if t.Size() == 0 {
+		return false
+	}
+	s := t.root.sum()
+	return s.lo+t.Extent() < s.hi
+}
+
+// TileError describes an access that reaches past the first tile of a
+// filetype whose tiles overlap.
+func TileError(t *Type, pos int64) error {
+	return ioerr.New(ioerr.ErrType, "view",
+		"the filetype's extent %d is smaller than its data span, so tiles would overlap: only its first tile (%d bytes of data) can be accessed, and this access reaches data byte %d",
+		t.Extent(), t.Size(), pos)
 }

@@ -49,6 +49,9 @@ func checkTypeAgainstReference(t *rapid.T) {
 		(len(want) == 0 && ub == lb)
 	require.Equal(t, contiguous, typ.IsContiguous(), "IsContiguous of %s", typ)
 	require.Equal(t, refFiletypeOK(r), typ.CheckFiletype() == nil, "CheckFiletype of %s: %v", typ, typ.CheckFiletype())
+	if r.size() > 0 {
+		require.Equal(t, refTilesOverlap(r), typ.TilesOverlap(), "TilesOverlap of %s", typ)
+	}
 }
 
 // refFiletypeOK is MPI's filetype rule applied to the expanded typemap.
@@ -56,16 +59,26 @@ func refFiletypeOK(r refT) bool {
 	if len(r.ents) == 0 {
 		return true
 	}
-	var prevEnd, lo, hi int64
-	lo, hi = r.ents[0].off, 0
+	var prevEnd int64
 	for _, e := range r.ents {
 		if e.off < 0 || e.off < prevEnd {
 			return false
 		}
 		prevEnd = e.off + e.n
-		lo, hi = min(lo, e.off), max(hi, prevEnd)
 	}
-	return lo+r.extent() >= hi
+	return true
+}
+
+// refTilesOverlap is TilesOverlap from the expanded typemap.
+func refTilesOverlap(r refT) bool {
+	if len(r.ents) == 0 {
+		return false
+	}
+	lo, hi := r.ents[0].off, r.ents[0].off+r.ents[0].n
+	for _, e := range r.ents {
+		lo, hi = min(lo, e.off), max(hi, e.off+e.n)
+	}
+	return lo+r.extent() < hi
 }
 
 // tiledBytes is the byte map of count tiles of r from base.

@@ -30,7 +30,7 @@ func filePieces(a twophase.Access) ([]pc, error) {
 	if a.Filetype == nil {
 		return nil, errors.New("segment: access without a filetype")
 	}
-	fs := layout.NewStream(a.Filetype, a.Disp, -1)
+	fs := layout.NewViewStream(a.Filetype, a.Disp)
 	if err := fs.SeekData(a.DataStart); err != nil {
 		return nil, err
 	}

@@ -54,7 +54,7 @@ func (j *Job) memContiguous() bool {
 }
 
 func (j *Job) fileStream() *layout.Stream {
-	return layout.NewStream(j.Access.Filetype, j.Access.Disp, -1)
+	return layout.NewViewStream(j.Access.Filetype, j.Access.Disp)
 }
 
 func (j *Job) memStream() *layout.Stream {
