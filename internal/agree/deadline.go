@@ -2,11 +2,15 @@ package agree
 
 import (
 	"fmt"
+	"runtime"
 	"time"
 
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/ioerr"
 )
+
+// spinFor is how long AllgatherWithin polls without sleeping.
+const spinFor = 500 * time.Microsecond
 
 // AllgatherWithin is an Allgather that gives up after timeout (0 = wait
 // forever): it starts a nonblocking Iallgather and polls it, so a rank whose
@@ -21,16 +25,25 @@ func AllgatherWithin(c comm.Comm, send, recv []byte, timeout time.Duration, what
 	if err != nil {
 		return err
 	}
-	deadline := time.Now().Add(timeout)
-	pause := time.Microsecond
+	start := time.Now()
+	deadline := start.Add(timeout)
+	pause := 10 * time.Microsecond
 	for {
 		done, err := req.Test()
 		if done {
 			return err
 		}
-		if time.Now().After(deadline) {
+		now := time.Now()
+		if now.After(deadline) {
 			return &ioerr.Error{Class: ioerr.ErrTimeout, Op: what, Rank: c.Rank(),
 				Msg: fmt.Sprintf("not every rank joined the collective call within %v: check that all ranks make the same collective calls on the same file in the same order", timeout)}
+		}
+		// Most collectives complete within microseconds: keep testing
+		// without sleeping for a while (a sleep costs tens of microseconds
+		// at least), then back off to at most a millisecond.
+		if now.Sub(start) < spinFor {
+			runtime.Gosched()
+			continue
 		}
 		time.Sleep(pause)
 		pause = min(2*pause, time.Millisecond)
