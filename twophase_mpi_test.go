@@ -70,6 +70,12 @@ func variantsFor(shape string, p int) []writeVariant {
 			aggs: min(2, p), noRMW: true, hints: cbHints("collio_strategy", "static", "cb_nodes", "2", "cb_buffer_size", "1000")},
 		writeVariant{name: "seg-dynamic-overwrite", mode: rw, collective: true, strategy: "dynamic", readBack: true,
 			overwrite: true, aggs: p, noRMW: true, hints: cbHints("collio_strategy", "dynamic", "cb_nodes", strconv.Itoa(p), "cb_buffer_size", "64", "collio_overlap", "disable")},
+		// TAM on 1 and 2 virtual nodes (collio_node_size): node-local first
+		// layer, then the global aggregators.
+		writeVariant{name: "tam-1node", mode: rw, collective: true, strategy: "tam", readBack: true,
+			aggs: min(2, p), hints: cbHints("collio_strategy", "tam", "cb_nodes", "2", "cb_buffer_size", "1000")},
+		writeVariant{name: "tam-2nodes", mode: rw, collective: true, strategy: "tam", readBack: true,
+			aggs: min(2, p), hints: cbHints("collio_strategy", "tam", "collio_node_size", "2", "cb_config_list", "*:1", "cb_buffer_size", "64")},
 		writeVariant{name: "seg-static-overwrite", mode: rw, collective: true, strategy: "static", readBack: true,
 			overwrite: true, aggs: 1, noRMW: true, hints: cbHints("collio_strategy", "static", "cb_nodes", "1", "cb_buffer_size", "64")})
 	if !fullTwoPhase[shape] {
@@ -197,7 +203,7 @@ func checkStrategy(last collio.Stats, want string) error {
 		return fmt.Errorf("%s: no strategy recorded (stats: %v)", last.Op, last)
 	case want != "" && last.Strategy != want:
 		return fmt.Errorf("%s ran %s (%s), want %s", last.Op, last.Strategy, last.Reason, want)
-	case want == "" && !slices.Contains([]string{stratTwoPhase, stratIndependent, "dynamic", "static"}, last.Strategy):
+	case want == "" && !slices.Contains([]string{stratTwoPhase, stratIndependent, "dynamic", "static", "tam"}, last.Strategy):
 		return fmt.Errorf("%s ran unknown strategy %q (%s)", last.Op, last.Strategy, last.Reason)
 	}
 	return nil

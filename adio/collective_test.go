@@ -43,6 +43,7 @@ func TestChooseStrategy(t *testing.T) {
 		{map[string]string{"romio_no_indep_rw": "true", "romio_cb_write": "disable"}, true, apart, one, "twophase"},
 		{map[string]string{"collio_strategy": "independent", "romio_cb_write": "enable"}, true, inter, many, "independent"},
 		{map[string]string{"collio_strategy": "static"}, true, apart, lustre, "static"},
+		{map[string]string{"collio_strategy": "tam"}, true, apart, one, "tam"},
 	}
 	for _, tc := range cases {
 		h, err := hints.Resolve(tc.h, hints.Options{Getenv: func(string) string { return "" }})
@@ -52,10 +53,17 @@ func TestChooseStrategy(t *testing.T) {
 		require.Equal(t, tc.want, name, "hints %v write %v at %+v: %s", tc.h, tc.write, tc.at, reason)
 		require.NotEmpty(t, reason)
 	}
-	h, _ := hints.Resolve(map[string]string{"collio_strategy": "tam"}, hints.Options{Getenv: func(string) string { return "" }})
-	_, _, err := chooseStrategy(h, situation{write: true, ranges: inter, nodes: 1})
-	require.ErrorIs(t, err, ioerr.ErrUnsupported)
-	require.Contains(t, err.Error(), "available")
+	// Many ranks per node on several nodes: TAM.
+	h, _ := hints.Resolve(nil, hints.Options{Getenv: func(string) string { return "" }})
+	wide := make([]twophase.Range, 64)
+	for r := range wide {
+		wide[r] = twophase.Range{Start: int64(r), End: int64(r + 10)}
+	}
+	name, _, err := chooseStrategy(h, situation{write: true, ranges: wide, nodes: 2})
+	require.NoError(t, err)
+	require.Equal(t, "tam", name)
+	name, _, _ = chooseStrategy(h, situation{write: true, ranges: wide, nodes: 8})
+	require.Equal(t, "twophase", name, "8 ranks per node are too few for TAM")
 }
 
 // One rank calling read_all while the others call write_all is an error

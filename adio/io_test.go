@@ -88,7 +88,8 @@ func TestRandomViewsWriteRead(t *testing.T) {
 		cbNodes := fmt.Sprint(rapid.IntRange(1, n).Draw(rt, "cb_nodes"))
 		cbBuf := fmt.Sprint(rapid.SampledFrom([]int{8, 100, 1 << 20}).Draw(rt, "cb_buffer_size"))
 		noIndep := rapid.SampledFrom([]string{"false", "true"}).Draw(rt, "romio_no_indep_rw")
-		strategy := rapid.SampledFrom([]string{"auto", "auto", "twophase", "dynamic", "static"}).Draw(rt, "collio_strategy")
+		strategy := rapid.SampledFrom([]string{"auto", "auto", "twophase", "dynamic", "static", "tam"}).Draw(rt, "collio_strategy")
+		nodeSize := fmt.Sprint(rapid.IntRange(0, 3).Draw(rt, "collio_node_size"))
 		if !collective {
 			noIndep = "false"
 		}
@@ -101,7 +102,7 @@ func TestRandomViewsWriteRead(t *testing.T) {
 		err := comm.RunWorld(n, 0, func(c comm.Comm) error {
 			h := map[string]string{"romio_ds_write": dsWrite, "romio_ds_read": dsRead, "ind_wr_buffer_size": buf, "ind_rd_buffer_size": buf,
 				"romio_cb_write": cb, "romio_cb_read": cb, "cb_config_list": "*:*", "cb_nodes": cbNodes,
-				"cb_buffer_size": cbBuf, "romio_no_indep_rw": noIndep, "collio_strategy": strategy}
+				"cb_buffer_size": cbBuf, "romio_no_indep_rw": noIndep, "collio_strategy": strategy, "collio_node_size": nodeSize}
 			f, err := Open(c, path, ModeCreate|ModeRdWr, OpenOptions{Hints: h})
 			if err != nil {
 				return err

@@ -7,6 +7,7 @@ import (
 	"github.com/collio/collio/hints"
 	"github.com/collio/collio/internal/ioerr"
 	"github.com/collio/collio/segment"
+	"github.com/collio/collio/tam"
 	"github.com/collio/collio/topo"
 	"github.com/collio/collio/twophase"
 )
@@ -28,6 +29,7 @@ var strategies = map[string]strategy{
 	hints.StrategyTwoPhase:    twoPhase{},
 	hints.StrategyDynamic:     segmented{dynamic: true},
 	hints.StrategyStatic:      segmented{dynamic: false},
+	hints.StrategyTAM:         twoLayer{},
 }
 
 // Available returns the names of the strategies that can be chosen.
@@ -61,7 +63,10 @@ type situation struct {
 //     two aggregators share a lock unit; one node without striping →
 //     dynamic segmentation (measured fastest here: no read-modify-write,
 //     and with automatic aggregators every rank writes its own pieces);
-//     otherwise two-phase, as ROMIO.
+//     otherwise two-phase, as ROMIO. Before these: with several nodes and
+//     at least tamRanksPerNode ranks per node on average, TAM, whose first
+//     layer cuts the messages each global aggregator receives from the
+//     number of ranks to the number of local aggregators.
 //
 // The reason is recorded in the call's metrics and shown by
 // COLLIO_PRINT_HINTS=1.
@@ -96,6 +101,8 @@ func chooseStrategy(h *hints.Set, s situation) (name, reason string, err error) 
 // collectivePick is step 5 of the table.
 func collectivePick(s situation) (name, reason string) {
 	switch {
+	case s.nodes >= 2 && len(s.ranges) >= tamRanksPerNode*s.nodes:
+		return hints.StrategyTAM, fmt.Sprintf("%d ranks per node: two-layer aggregation (TAM)", len(s.ranges)/s.nodes)
 	case s.striped:
 		return hints.StrategyTwoPhase, "striped file system: two-phase, stripe-aligned domains"
 	case s.nodes == 1:
@@ -251,4 +258,30 @@ func (s segmented) read(c *call) (int64, error) {
 		return 0, err
 	}
 	return segment.Read(twoPhase{}.job(c, false), s.dynamic, c.f.overlap())
+}
+
+// tamRanksPerNode is how many ranks per node make the automatic table pick
+// TAM: below it the intra-node layer saves too few messages to pay for
+// moving the data twice (the paper's runs use 64 per node; the scale study
+// in the README shows the message counts).
+const tamRanksPerNode = 16
+
+// twoLayer: TAM (package tam), two-phase with an intra-node first layer.
+type twoLayer struct{}
+
+// config places the local aggregators (O(ranks), cheap next to the I/O).
+func (twoLayer) config(f *File) tam.Config { return tam.NewConfig(f.nodes, 0) }
+
+func (t twoLayer) write(c *call) error {
+	if err := c.openIfAggregator(); err != nil {
+		return err
+	}
+	return tam.Write(twoPhase{}.job(c, true), t.config(c.f))
+}
+
+func (t twoLayer) read(c *call) (int64, error) {
+	if err := c.openIfAggregator(); err != nil {
+		return 0, err
+	}
+	return tam.Read(twoPhase{}.job(c, false), t.config(c.f))
 }
