@@ -1,6 +1,7 @@
 package collio
 
 import (
+	"github.com/collio/collio/cache"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/ioerr"
 	"github.com/collio/collio/internal/mpi"
@@ -31,8 +32,13 @@ func Init() error {
 // Finalize finalises MPI if collio initialised it, and does nothing
 // otherwise: MPI that the program initialised is the program's to finalise.
 func Finalize() error {
+	// Deferred closes of the E10 cache finish their copies first.
+	cerr := cache.WaitAll()
 	if err := mpi.Finalize(); err != nil {
 		return ioerr.Wrap(err, "finalize", "", -1)
+	}
+	if cerr != nil {
+		return ioerr.Wrap(cerr, "finalize", "", -1)
 	}
 	return nil
 }

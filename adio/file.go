@@ -11,6 +11,7 @@ import (
 	"os"
 	"sync"
 
+	"github.com/collio/collio/cache"
 	"github.com/collio/collio/driver"
 	"github.com/collio/collio/hints"
 	"github.com/collio/collio/internal/agree"
@@ -54,6 +55,9 @@ type File struct {
 	// grow only on aggregators) and dropped at close.
 	buffers twophase.Buffers
 
+	// cached is true on every rank when the E10 cache is in use
+	// (openCache): this rank's driver file, if open, is a *cache.File.
+	cached bool
 	// dsWriteOK is false when the file could only be opened write-only, so
 	// data sieving (which reads) cannot be used for writes.
 	dsWriteOK bool
@@ -84,6 +88,11 @@ func (f *File) Driver() driver.Driver { return f.drv }
 
 // DriverFile returns the open driver file, for strategies.
 func (f *File) DriverFile() driver.File { return f.f }
+
+// CacheStats returns this rank's E10 cache counters (how long Sync and
+// Close waited for copies: the not-hidden sync), false when this rank
+// writes without a cache.
+func (f *File) CacheStats() (cache.Stats, bool) { return cache.StatsOf(f.f) }
 
 // Layout reports how the file is striped.
 func (f *File) Layout() driver.Layout { return f.layout }

@@ -3,13 +3,16 @@ package adio
 import (
 	"fmt"
 
+	"github.com/collio/collio/cache"
 	"github.com/collio/collio/driver"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/ioerr"
 	"github.com/collio/collio/twophase"
 )
 
-// Sync flushes every rank's writes to storage (collective).
+// Sync flushes every rank's writes to storage (collective). With the E10
+// cache the driver file's Sync first waits for the copies to the global
+// file; a copy error on any rank is every rank's error.
 func (f *File) Sync() error {
 	if err := f.usable("sync"); err != nil {
 		return err
@@ -67,6 +70,16 @@ func (f *File) rootSizeOp(op string, size int64, apply func() error) error {
 	if err := f.checkSame(op, size, "size"); err != nil {
 		return err
 	}
+	if f.cached && op == "set_size" {
+		// Copies still queued in any rank's cache would land after the
+		// size change: every rank finishes them first.
+		if f.f != nil {
+			cache.Drain(f.f)
+		}
+		if err := f.agree(op, nil); err != nil {
+			return err
+		}
+	}
 	err = nil
 	if f.rank() == 0 {
 		if err = f.ensureOpen(op); err == nil {
@@ -118,6 +131,9 @@ func (f *File) Atomicity() bool {
 
 // Close closes the file on every rank (collective). With
 // ModeDeleteOnClose, rank 0 deletes the file once every rank has closed it.
+// With the E10 cache the driver file's Close copies what the cache holds
+// first (in the background with e10_cache_deferred_close: cache.WaitPath
+// and cache.WaitAll report that outcome).
 func (f *File) Close() error {
 	if f != nil && !f.closed && f.broken != nil {
 		// The peers may be stuck in the failed call: close locally only.

@@ -3,12 +3,14 @@ package adio
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"slices"
 	"strconv"
 
+	"github.com/collio/collio/cache"
 	"github.com/collio/collio/driver"
 	"github.com/collio/collio/hints"
 	"github.com/collio/collio/internal/comm"
@@ -86,6 +88,11 @@ func (f *File) open(opts OpenOptions, getenv func(string) string) error {
 	if err != nil {
 		return err
 	}
+	// A deferred close of this file (e10_cache_deferred_close) may still
+	// be copying its cache: wait, and report its failure.
+	if err := f.agree("open", cache.WaitPath(f.path)); err != nil {
+		return err
+	}
 	if err := f.openDriverFiles(); err != nil {
 		return err
 	}
@@ -94,6 +101,10 @@ func (f *File) open(opts OpenOptions, getenv func(string) string) error {
 		return err
 	}
 	if err := f.deriveHints(); err != nil {
+		f.closeDriverFile()
+		return err
+	}
+	if err := f.openCache(); err != nil {
 		f.closeDriverFile()
 		return err
 	}
@@ -175,7 +186,9 @@ func (f *File) openDriverFiles() error {
 func (f *File) isAggregator() bool { return slices.Contains(f.aggs, f.rank()) }
 
 // ensureOpen opens the file on a rank that deferred its open, when an
-// independent operation needs it.
+// independent operation needs it. Such a late open is not cached (the
+// E10 cache is set up collectively at open): its writes go to the global
+// file.
 func (f *File) ensureOpen(op string) error {
 	if f.f != nil {
 		return nil
@@ -325,5 +338,57 @@ func (f *File) deriveHints() error {
 		return err
 	}
 	f.hints = set
+	return nil
+}
+
+// openCache puts the E10 node-local cache (package cache) between the
+// ranks and the global file when e10_cache is enable or coherent: every
+// rank that opened the file for writing wraps its driver file, so
+// aggregators' collective writes and independent writes land in the
+// cache, and Sync and Close (through the driver file) wait for the copies
+// and return their errors, which the usual agreement spreads. If the cache
+// cannot be opened on some rank, no rank uses it: each writes the global
+// file directly, rank 0 warns once and e10_cache reads back as disable.
+func (f *File) openCache() error {
+	opts, on := cache.OptionsFromHints(f.hints, f.path, f.rank())
+	if !on || !f.mode.canWrite() {
+		return nil
+	}
+	opts.Params = f.dopts.Params
+	rank := f.rank()
+	opts.Warn = func(msg string) { // a rank's own trouble, after open
+		io.WriteString(f.stderr, "collio: warning: rank "+strconv.Itoa(rank)+": "+msg+"\n")
+	}
+	var cf *cache.File
+	var err error
+	if f.f != nil {
+		cf, err = cache.Open(f.f, opts)
+	}
+	aerr := f.agree("open", err)
+	if aerr == nil {
+		if cf != nil {
+			f.f = cf
+		}
+		f.cached = true
+		// Read-modify-write (data sieving of independent writes, holes in
+		// two-phase windows) reads the global file, where data still in
+		// another rank's cache is stale, and would write the stale bytes
+		// back over it: with the cache, ranks write only the bytes they
+		// were given, unless romio_ds_write=enable insists.
+		if f.hints.Enum(hints.RomioDSWrite) != hints.Enable {
+			f.dsWriteOK = false
+		}
+		return nil
+	}
+	if cf != nil {
+		cf.Detach()
+	}
+	if ioerr.ClassOf(aerr) == ioerr.ErrInternComm {
+		return aerr
+	}
+	f.hints = f.hints.WithWarning(fmt.Sprintf("e10_cache: the cache could not be used (%v); every rank writes the global file directly", aerr))
+	if set, err := f.hints.With(hints.E10Cache, hints.Disable); err == nil {
+		f.hints = set
+	}
 	return nil
 }

@@ -34,6 +34,9 @@ const (
 	E10CacheFlushFlag   = "e10_cache_flush_flag"
 	E10CacheDiscardFlag = "e10_cache_discard_flag"
 	E10CacheThreads     = "e10_cache_threads"
+	// E10CacheDeferredClose: close returns at once and the copy to the
+	// global file finishes in the background (E10's mpiwrap deferred close).
+	E10CacheDeferredClose = "e10_cache_deferred_close"
 )
 
 // collio's own hints.

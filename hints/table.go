@@ -62,20 +62,17 @@ var Table = []Spec{
 
 	// E10 node-local cache hints.
 	{Key: E10Cache, Kind: KindEnum, Default: Disable, Allowed: []string{Enable, Disable, E10Coherent}, MustAgree: true, OpenOnly: true,
-		Doc:     "Node-local write cache; coherent also locks each extent of the global file until it is synced.",
-		Pending: "used once the E10 cache lands"},
+		Doc: "Node-local write cache (E10): writes land in a cache file per rank and background workers copy them to the global file; reads see data not copied yet. coherent also locks each written extent of the global file until it is copied. Data in one rank's cache reaches the other ranks at sync; coherent orders overlapping writes of different ranks through the locks (and copies at once, whatever e10_cache_flush_flag says). With the cache, writes do not read-modify-write holes unless romio_ds_write=enable. If the cache cannot be opened on some rank, every rank writes the global file directly (warning on rank 0); a rank whose cache later runs out of space writes through from then on (warning)."},
 	{Key: E10CachePath, Kind: KindString, Default: "", MustAgree: true, OpenOnly: true,
-		Doc:     "Directory of the cache files on the node-local device.",
-		Pending: "used once the E10 cache lands"},
+		Doc: "Directory of the cache files and their journals on the node-local device (created if missing); empty = $TMPDIR or /tmp. After a crash, `collio recover DIR` copies what the journals list to the global files."},
 	{Key: E10CacheFlushFlag, Kind: KindEnum, Default: E10FlushImmediate, Allowed: []string{E10FlushImmediate, E10FlushOnClose, E10FlushNone}, MustAgree: true, OpenOnly: true,
-		Doc:     "When cached data is copied to the global file: right after each write, at sync/close, or never.",
-		Pending: "used once the E10 cache lands"},
+		Doc: "When cached data is copied to the global file: right after each write, at sync/close, or only at close (flush_none: sync makes the cache durable on the node instead). Sync and close wait for the copies and report every copy error."},
 	{Key: E10CacheDiscardFlag, Kind: KindEnum, Default: Enable, Allowed: enableDisable, MustAgree: true, OpenOnly: true,
-		Doc:     "Delete the cache file at close.",
-		Pending: "used once the E10 cache lands"},
+		Doc: "Delete the cache file and journal at close once everything was copied; disable keeps the cache file. After a failed copy both are always kept."},
 	{Key: E10CacheThreads, Kind: KindInt, Default: "1", Min: 1, Max: 1024, MustAgree: true, OpenOnly: true,
-		Doc:     "Number of background sync workers per cache file.",
-		Pending: "used once the E10 cache lands"},
+		Doc: "Number of background copy workers per cache file (overlapping extents are still copied in write order)."},
+	{Key: E10CacheDeferredClose, Kind: KindEnum, Default: Disable, Allowed: enableDisable, MustAgree: true, OpenOnly: true,
+		Doc: "Close returns at once and the copy to the global file finishes in the background; the next open of the same file, and MPI finalisation, wait for it and report its errors."},
 
 	// collio's own hints.
 	{Key: CollioStrategy, Kind: KindEnum, Default: StrategyAuto,

@@ -1,0 +1,460 @@
+package cache_test
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/collio/collio/adio"
+	"github.com/collio/collio/cache"
+	"github.com/collio/collio/internal/comm"
+	"github.com/collio/collio/internal/ioerr"
+	"github.com/collio/collio/layout"
+	"github.com/stretchr/testify/require"
+
+	_ "github.com/collio/collio/driver/faulty"
+	_ "github.com/collio/collio/driver/sim"
+	_ "github.com/collio/collio/driver/ufs"
+)
+
+const ranks = 4
+
+func rankData(rank, pass int, n int64) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(rank*37 + pass*101 + i*7 + i/251)
+	}
+	return b
+}
+
+// views are file views of 4 ranks for two passes. With overlap the
+// second pass is shifted a little, so it overwrites part of the first;
+// otherwise it goes 1 MiB further, to a region nothing cached.
+var views = map[string]func(r, pass int, overlap bool) adio.View{
+	// Each rank a contiguous block.
+	"blocks": func(r, pass int, overlap bool) adio.View {
+		return adio.View{Disp: int64(r*3000) + shift(pass, overlap, 700), Etype: layout.Byte, Filetype: layout.Byte}
+	},
+	// Interleaved 64-byte records.
+	"interleaved": func(r, pass int, overlap bool) adio.View {
+		ft := must(layout.Resized(layout.Bytes(64), 0, 256))
+		return adio.View{Disp: int64(64*r) + shift(pass, overlap, 16), Etype: layout.Byte, Filetype: ft}
+	},
+	// 24 bytes of every 256 per rank: holes, so aggregators read-modify-
+	// write, and with overlap the second pass's reads hit cached data.
+	"holes": func(r, pass int, overlap bool) adio.View {
+		ft := must(layout.Resized(layout.Bytes(24), 0, 256))
+		return adio.View{Disp: int64(64*r) + shift(pass, overlap, 10), Etype: layout.Byte, Filetype: ft}
+	},
+}
+
+func shift(pass int, overlap bool, by int64) int64 {
+	switch {
+	case pass == 0:
+		return 0
+	case overlap:
+		return by
+	}
+	return 1 << 20
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+func world(t *testing.T, fn func(c comm.Comm) error) {
+	t.Helper()
+	require.NoError(t, comm.RunWorldTimeout(ranks, 0, 20*time.Second, fn))
+}
+
+func merge(a, b map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
+}
+
+// workload is two collective writes through a view.
+type workload struct {
+	view    string
+	overlap bool
+	atomic  bool
+	// readBack: each rank reads what it wrote in the second pass, before
+	// any sync (only its own cache is consulted: right when each rank
+	// writes its own data, as with the independent strategy).
+	readBack bool
+}
+
+// run writes the workload to path with hints h.
+func (w workload) run(t *testing.T, path string, h map[string]string) {
+	t.Helper()
+	world(t, func(c comm.Comm) error {
+		f, err := adio.Open(c, path, adio.ModeCreate|adio.ModeRdWr, adio.OpenOptions{Hints: h})
+		if err != nil {
+			return err
+		}
+		if w.atomic {
+			if err := f.SetAtomicity(true); err != nil {
+				return err
+			}
+		}
+		for pass := 0; pass < 2; pass++ {
+			if err := f.SetView(views[w.view](c.Rank(), pass, w.overlap), nil); err != nil {
+				return err
+			}
+			if _, err := f.WriteAtAll(adio.Bytes(rankData(c.Rank(), pass, 1500)), 0); err != nil {
+				return err
+			}
+		}
+		if w.readBack {
+			got := make([]byte, 1500)
+			if _, err := f.ReadAt(adio.Bytes(got), 0); err != nil {
+				return err
+			}
+			if !bytes.Equal(got, rankData(c.Rank(), 1, 1500)) {
+				return fmt.Errorf("rank %d does not read back what it wrote", c.Rank())
+			}
+		}
+		return f.Close()
+	})
+}
+
+var strategies = map[string]map[string]string{
+	"twophase":    {"collio_strategy": "twophase", "cb_config_list": "*:*", "cb_nodes": "2", "romio_cb_write": "enable", "cb_buffer_size": "2048"},
+	"twophase1":   {"collio_strategy": "twophase", "cb_config_list": "*:*", "cb_nodes": "1", "romio_cb_write": "enable", "cb_buffer_size": "2048"},
+	"twophase4":   {"collio_strategy": "twophase", "cb_config_list": "*:*", "cb_nodes": "4", "romio_cb_write": "enable", "cb_buffer_size": "2048"},
+	"dynamic":     {"collio_strategy": "dynamic", "cb_buffer_size": "4096"},
+	"independent": {"collio_strategy": "independent"},
+}
+
+// The global file is byte for byte the same with and without the cache,
+// for several views and strategies, every flush policy and 1..4 workers.
+// With e10_cache=enable a rank's writes are ordered with its own later
+// writes and reads; data one rank's cache holds becomes visible to the
+// others at sync (MPI's sync-barrier-sync rule), so passes that overlap
+// another rank's earlier data need coherent, which orders them through
+// the global file's locks.
+func TestSameBytesWithAndWithoutCache(t *testing.T) {
+	cases := []struct {
+		strategy string
+		w        workload
+		mode     string
+	}{
+		{"independent", workload{readBack: true}, "enable"},
+		{"independent", workload{overlap: true, readBack: true}, "coherent"},
+		{"twophase1", workload{overlap: true}, "enable"},
+		{"twophase", workload{}, "enable"},
+		{"dynamic", workload{}, "enable"},
+		{"twophase4", workload{overlap: true}, "coherent"},
+		{"twophase", workload{overlap: true, atomic: true}, "coherent"},
+	}
+	n := 0
+	for _, vname := range []string{"blocks", "interleaved", "holes"} {
+		for _, tc := range cases {
+			w := tc.w
+			w.view = vname
+			ref := filepath.Join(t.TempDir(), "ref")
+			w.run(t, ref, strategies[tc.strategy])
+			want := must(os.ReadFile(ref))
+			for _, flush := range []string{"flush_immediate", "flush_onclose", "flush_none"} {
+				threads := 1 + n%4
+				n++
+				t.Run(fmt.Sprintf("%s/%s/%s/%s/threads%d", vname, tc.strategy, tc.mode, flush, threads), func(t *testing.T) {
+					dir := t.TempDir()
+					path := filepath.Join(t.TempDir(), "f")
+					h := merge(strategies[tc.strategy], map[string]string{"e10_cache": tc.mode, "e10_cache_path": dir,
+						"e10_cache_flush_flag": flush, "e10_cache_threads": fmt.Sprint(threads),
+						"ind_wr_buffer_size": "1000"})
+					w.run(t, path, h)
+					require.Equal(t, want, must(os.ReadFile(path)))
+					es, _ := os.ReadDir(dir)
+					require.Empty(t, es, "cache files left")
+				})
+			}
+		}
+	}
+}
+
+// sameOnAll runs fn on every rank and requires the same error text.
+func sameOnAll(t *testing.T, fn func(c comm.Comm) error) []error {
+	t.Helper()
+	errs := make([]error, ranks)
+	world(t, func(c comm.Comm) error {
+		errs[c.Rank()] = fn(c)
+		return nil
+	})
+	for r := 1; r < ranks; r++ {
+		require.Equal(t, fmt.Sprint(errs[0]), fmt.Sprint(errs[r]), "rank %d's error differs", r)
+	}
+	return errs
+}
+
+// A copy that fails on one rank's global file (EIO, ENOSPC, short
+// write) is the error of Sync, or Close, on every rank.
+func TestCopyErrorOnEveryRank(t *testing.T) {
+	cases := []struct {
+		rule       string
+		class      *ioerr.Class
+		closeFails bool // the retry at close fails too
+	}{
+		{"eio_call=write:1", ioerr.ErrIO, false},
+		{"enospc_after=100", ioerr.ErrNoSpace, true},
+		{"short_write=1", ioerr.ErrIO, false},
+	}
+	for _, tc := range cases {
+		for _, flush := range []string{"flush_immediate", "flush_onclose"} {
+			t.Run(tc.rule+"/"+flush, func(t *testing.T) {
+				dir := t.TempDir()
+				path := "faulty:" + filepath.Join(t.TempDir(), "f")
+				h := merge(strategies["twophase"], map[string]string{"cb_nodes": "4", "e10_cache": "enable",
+					"e10_cache_path": dir, "e10_cache_flush_flag": flush,
+					"collio_fault": tc.rule, "collio_fault_ranks": "1"})
+				var mu sync.Mutex
+				closeErrs := map[int]error{}
+				errs := sameOnAll(t, func(c comm.Comm) error {
+					f, err := adio.Open(c, path, adio.ModeCreate|adio.ModeRdWr, adio.OpenOptions{Hints: h})
+					if err != nil {
+						return err
+					}
+					if err := f.SetView(views["interleaved"](c.Rank(), 0, false), nil); err != nil {
+						return err
+					}
+					if _, err := f.WriteAtAll(adio.Bytes(rankData(c.Rank(), 0, 1500)), 0); err != nil {
+						return fmt.Errorf("the cached write failed: %w", err)
+					}
+					serr := f.Sync()
+					cerr := f.Close()
+					mu.Lock()
+					closeErrs[c.Rank()] = cerr
+					mu.Unlock()
+					return serr
+				})
+				for r, err := range errs {
+					require.ErrorIs(t, err, tc.class, "rank %d", r)
+					require.Contains(t, err.Error(), "copying bytes")
+					if tc.closeFails {
+						require.ErrorIs(t, closeErrs[r], tc.class, "rank %d", r)
+					} else {
+						require.NoError(t, closeErrs[r], "rank %d", r)
+					}
+				}
+				es, _ := os.ReadDir(dir)
+				if tc.closeFails {
+					require.Len(t, es, 2, "rank 1's cache and journal stay for recovery")
+				} else {
+					require.Empty(t, es)
+				}
+			})
+		}
+	}
+}
+
+// If one rank cannot open its cache, no rank uses one; rank 0 says so
+// once and the data is the same.
+func TestOpenFallback(t *testing.T) {
+	dir := t.TempDir()
+	w := workload{view: "holes", overlap: true}
+	ref := filepath.Join(t.TempDir(), "ref")
+	w.run(t, ref, strategies["twophase"])
+	path := filepath.Join(t.TempDir(), "f")
+	h := merge(strategies["twophase"], map[string]string{"e10_cache": "enable", "e10_cache_path": "faulty:" + dir,
+		"collio_fault": "eio_call=open:1+", "collio_fault_ranks": "2"})
+	var stderr syncBuffer
+	world(t, func(c comm.Comm) error {
+		f, err := adio.Open(c, path, adio.ModeCreate|adio.ModeRdWr, adio.OpenOptions{Hints: h, Stderr: &stderr})
+		if err != nil {
+			return err
+		}
+		if got := f.Info()["e10_cache"]; got != "disable" {
+			return fmt.Errorf("e10_cache reads %q after the fallback", got)
+		}
+		if _, ok := f.CacheStats(); ok {
+			return fmt.Errorf("rank %d still has a cache", c.Rank())
+		}
+		return f.Close()
+	})
+	require.Equal(t, 1, strings.Count(stderr.String(), "e10_cache: the cache could not be used"), stderr.String())
+	es, _ := os.ReadDir(dir)
+	require.Empty(t, es)
+	w.run(t, path, h)
+	require.Equal(t, must(os.ReadFile(ref)), must(os.ReadFile(path)))
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// With deferred close, Close returns before the copy is done; the next
+// open of the same file waits for it.
+func TestDeferredCloseNextOpenWaits(t *testing.T) {
+	dir := t.TempDir()
+	plain := filepath.Join(t.TempDir(), "f")
+	w := workload{view: "blocks"}
+	ref := filepath.Join(t.TempDir(), "ref")
+	w.run(t, ref, strategies["twophase"])
+	h := merge(strategies["twophase"], map[string]string{"e10_cache": "enable", "e10_cache_path": dir,
+		"e10_cache_flush_flag": "flush_onclose", "e10_cache_deferred_close": "enable",
+		"collio_fault": "slow=write:40ms"})
+	start := time.Now()
+	w.run(t, "faulty:"+plain, h)
+	closed := time.Since(start)
+	world(t, func(c comm.Comm) error {
+		f, err := adio.Open(c, plain, adio.ModeRdOnly, adio.OpenOptions{})
+		if err != nil {
+			return err
+		}
+		return f.Close()
+	})
+	waited := time.Since(start)
+	require.Equal(t, must(os.ReadFile(ref)), must(os.ReadFile(plain)))
+	require.Greater(t, waited-closed, 30*time.Millisecond, "the open did not wait for the copy")
+	require.NoError(t, cache.WaitAll())
+	s := cache.Totals()
+	require.Positive(t, s.FinalWait)
+}
+
+// The crash test: a child process writes through the cache with
+// flush_onclose and is killed before Close; collio recover (cache.Recover)
+// then completes the global file.
+func TestCrashThenRecover(t *testing.T) {
+	if spec := os.Getenv("COLLIO_CACHE_CRASH_CHILD"); spec != "" {
+		crashChild(spec)
+		return
+	}
+	ref := filepath.Join(t.TempDir(), "ref")
+	crashWork.run(t, ref, strategies["twophase"])
+	dir := t.TempDir()
+	path := filepath.Join(t.TempDir(), "f")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashThenRecover$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "COLLIO_CACHE_CRASH_CHILD="+dir+"|"+path)
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	cmd.Stderr = os.Stderr
+	require.NoError(t, cmd.Start())
+	sc := bufio.NewScanner(out)
+	ready := false
+	for sc.Scan() {
+		if sc.Text() == "READY" {
+			ready = true
+			break
+		}
+	}
+	require.True(t, ready, "the child did not get to its writes")
+	require.NoError(t, cmd.Process.Kill())
+	cmd.Wait()
+
+	before, _ := os.ReadFile(path)
+	require.NotEqual(t, must(os.ReadFile(ref)), before, "the data reached the global file before close")
+	res, err := cache.Recover(dir, cache.RecoverOptions{})
+	require.NoError(t, err)
+	require.NotEmpty(t, res)
+	for _, r := range res {
+		require.NoError(t, r.Err)
+	}
+	require.Equal(t, must(os.ReadFile(ref)), must(os.ReadFile(path)))
+	es, _ := os.ReadDir(dir)
+	require.Empty(t, es)
+}
+
+var crashWork = workload{view: "holes"}
+
+func crashChild(spec string) {
+	dir, path, _ := strings.Cut(spec, "|")
+	h := merge(strategies["twophase"], map[string]string{"e10_cache": "enable", "e10_cache_path": dir,
+		"e10_cache_flush_flag": "flush_onclose"})
+	var wg sync.WaitGroup
+	wg.Add(ranks)
+	go comm.RunWorld(ranks, 0, func(c comm.Comm) error {
+		f, err := adio.Open(c, path, adio.ModeCreate|adio.ModeRdWr, adio.OpenOptions{Hints: h})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "child:", err)
+			os.Exit(3)
+		}
+		for pass := 0; pass < 2; pass++ {
+			f.SetView(views[crashWork.view](c.Rank(), pass, crashWork.overlap), nil)
+			if _, err := f.WriteAtAll(adio.Bytes(rankData(c.Rank(), pass, 1500)), 0); err != nil {
+				fmt.Fprintln(os.Stderr, "child:", err)
+				os.Exit(3)
+			}
+		}
+		wg.Done()
+		select {} // killed before Close
+	})
+	wg.Wait()
+	fmt.Println("READY")
+	select {}
+}
+
+// Over the sim driver (an emulated striped file system, the global file
+// of the benchmarks) the cache gives the same bytes and reports how long
+// Sync and Close waited.
+func TestOverSim(t *testing.T) {
+	sim := map[string]string{"collio_sim_latency": "0", "collio_sim_lock_latency": "0", "collio_sim_bandwidth": "0",
+		"collio_sim_stripe_size": "4096"}
+	var mu sync.Mutex
+	var stats []cache.Stats
+	write := func(path string, h map[string]string) {
+		world(t, func(c comm.Comm) error {
+			f, err := adio.Open(c, "sim:"+path, adio.ModeCreate|adio.ModeRdWr, adio.OpenOptions{Hints: h})
+			if err != nil {
+				return err
+			}
+			if err := f.SetView(views["interleaved"](c.Rank(), 0, false), nil); err != nil {
+				return err
+			}
+			if _, err := f.WriteAtAll(adio.Bytes(rankData(c.Rank(), 0, 1500)), 0); err != nil {
+				return err
+			}
+			if err := f.Sync(); err != nil {
+				return err
+			}
+			if s, ok := f.CacheStats(); ok {
+				mu.Lock()
+				stats = append(stats, s)
+				mu.Unlock()
+			}
+			return f.Close()
+		})
+	}
+	ref := filepath.Join(t.TempDir(), "ref")
+	write(ref, merge(strategies["twophase"], sim))
+	require.Empty(t, stats)
+	path := filepath.Join(t.TempDir(), "f")
+	write(path, merge(merge(strategies["twophase"], sim), map[string]string{"e10_cache": "enable",
+		"e10_cache_path": t.TempDir(), "e10_cache_threads": "2"}))
+	require.Equal(t, must(os.ReadFile(ref)), must(os.ReadFile(path)))
+	require.Len(t, stats, ranks)
+	var cached int64
+	for _, s := range stats {
+		require.Equal(t, int64(1), s.Syncs)
+		cached += s.CachedBytes
+	}
+	require.Equal(t, int64(ranks*1500), cached)
+}

@@ -1,0 +1,891 @@
+package cache
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/collio/collio/driver"
+)
+
+// File is a driver.File over the global file whose writes land in a
+// node-local cache file and are copied to the global file by background
+// workers. The cache file is a sparse mirror: the cached bytes of global
+// offset x sit at offset x of the cache file.
+//
+// Reads of ranges that overlap extents not yet copied take those parts
+// from the cache, so a rank always reads what it wrote (two-phase's
+// read-modify-write included). Data written by other ranks is visible once
+// they synced (MPI's sync-barrier-sync rule).
+type File struct {
+	global    driver.File
+	cache     driver.File
+	cachePath string // for the cache driver
+	cacheDrv  driver.Driver
+	journal   *journal
+	opts      Options
+	key       string // pathKey of the global file
+	locks     *lockTable
+	maxExtent int64
+
+	mu       sync.Mutex
+	cond     *sync.Cond // signalled on every change of the sets below
+	held     []*extent  // written, not released (flush_onclose, flush_none)
+	queue    []*extent  // released, waiting for a worker, in write order
+	inflight []*extent  // being copied
+	failed   []*extent  // copy failed: data only in the cache
+	errs     []error    // copy errors not reported yet
+	stopping bool
+	closed   bool
+	// adioLocks remembers whether each Lock taken through the File was
+	// exclusive, for the matching Unlock.
+	adioLocks map[[2]int64][]bool
+
+	workers     sync.WaitGroup
+	passthrough atomic.Bool
+	fallback    sync.Once
+	stats       statBox
+}
+
+// extent is a range of the global file whose data is in the cache.
+type extent struct {
+	span
+	first, last uint64 // journal seqs of the writes it holds
+	locks       []span // coherent locks to release once copied
+}
+
+var _ driver.File = (*File)(nil)
+
+// Open creates the cache over global (already open for writing) and starts
+// its workers. Nothing is written to global until a write is copied. If a
+// journal of an earlier open of the same file by the same rank holds
+// extents that were never copied (the process died), they are copied to
+// global first, with a warning, unless global was replaced since (then
+// they are dropped, with a warning).
+func Open(global driver.File, opts Options) (*File, error) {
+	if global == nil {
+		return nil, errors.New("cache: no global file")
+	}
+	if opts.GlobalPath == "" {
+		return nil, errors.New("cache: GlobalPath is empty")
+	}
+	opts = opts.withDefaults()
+	if opts.Coherent {
+		// A lock held until Sync or Close would block, and could deadlock,
+		// any other rank writing the range in a later collective call:
+		// coherent extents are copied (and unlocked) as they land.
+		opts.Policy = FlushImmediate
+	}
+	canon, err := canonicalPath(opts.GlobalPath)
+	if err != nil {
+		return nil, fmt.Errorf("cache: %w", err)
+	}
+	osDir := stripPrefixes(opts.Dir)
+	if err := os.MkdirAll(osDir, 0o700); err != nil {
+		return nil, fmt.Errorf("cache: cache directory: %w", err)
+	}
+	cachePath, journalPath := Names(opts.Dir, canon, opts.Rank)
+	osCache := stripPrefixes(cachePath)
+	j, stale, err := openJournal(journalPath, canon, osCache, opts.Discard)
+	if err != nil {
+		return nil, fmt.Errorf("cache: %w", err)
+	}
+	if stale != nil {
+		if err := replayStale(global, canon, stale, journalPath, opts.Warn); err != nil {
+			j.close(false)
+			return nil, err
+		}
+		if err := j.reset(canon, osCache, opts.Discard); err != nil {
+			j.close(false)
+			return nil, fmt.Errorf("cache: %w", err)
+		}
+	}
+	drv, dpath := opts.CacheDriver, stripPrefixes(cachePath)
+	if drv == nil {
+		if drv, dpath, err = driver.Resolve(cachePath); err != nil {
+			j.close(true)
+			return nil, fmt.Errorf("cache: %w", err)
+		}
+	}
+	cf, err := drv.Open(dpath, driver.OpenOptions{Flags: driver.ORdWr | driver.OCreate, Perm: 0o600, Params: opts.Params})
+	if err == nil {
+		if err = cf.Truncate(0); err != nil {
+			cf.Close()
+		}
+	}
+	if err != nil {
+		j.close(true)
+		return nil, fmt.Errorf("cache: opening the cache file: %w", err)
+	}
+	c := &File{
+		global: global, cache: cf, cachePath: dpath, cacheDrv: drv, journal: j, opts: opts,
+		key: pathKey(canon), locks: &lockTable{inner: global},
+		maxExtent: max(8*opts.ChunkSize, 1<<20), adioLocks: make(map[[2]int64][]bool),
+	}
+	c.cond = sync.NewCond(&c.mu)
+	for range opts.Threads {
+		c.workers.Add(1)
+		go c.worker()
+	}
+	return c, nil
+}
+
+// replayStale copies the extents an earlier open left in its journal.
+func replayStale(global driver.File, canon string, stale *journalInfo, journalPath string, warn func(string)) error {
+	if pathKey(stale.Global) != pathKey(canon) {
+		return fmt.Errorf("cache: journal %s belongs to %s, not %s; move it away or run collio recover", journalPath, stale.Global, canon)
+	}
+	if stale.id != (identity{}) && identityOf(canon) != stale.id {
+		if warn != nil {
+			warn(fmt.Sprintf("e10_cache: dropped %d unsynced extents of an earlier open left in %s: %s was replaced since", len(stale.Pending), journalPath, canon))
+		}
+		return nil
+	}
+	n, err := copyRecords(global, stale)
+	if err != nil {
+		return fmt.Errorf("cache: replaying journal %s of an earlier open that did not finish: %w", journalPath, err)
+	}
+	if err := global.Sync(); err != nil {
+		return fmt.Errorf("cache: replaying journal %s: %w", journalPath, err)
+	}
+	if warn != nil {
+		warn(fmt.Sprintf("e10_cache: copied %d bytes that an earlier open left in the cache (journal %s) to %s", n, journalPath, canon))
+	}
+	return nil
+}
+
+// Unwrap returns the global file.
+func (c *File) Unwrap() driver.File { return c.global }
+
+// CachePath returns the cache file's path (as given to its driver).
+func (c *File) CachePath() string { return c.cachePath }
+
+// JournalPath returns the journal's path.
+func (c *File) JournalPath() string { return c.journal.path }
+
+func (c *File) record(s Stats) {
+	c.stats.add(s)
+	totals.add(s)
+}
+
+func (c *File) warn(msg string) {
+	if c.opts.Warn != nil {
+		c.opts.Warn(msg)
+	}
+}
+
+// ---- writes ----
+
+func (c *File) WriteAt(p []byte, off int64) (int, error) {
+	return c.write(off, int64(len(p)), func(f driver.File) (int, error) { return f.WriteAt(p, off) })
+}
+
+func (c *File) WriteV(bufs [][]byte, off int64) (int, error) {
+	var n int64
+	for _, b := range bufs {
+		n += int64(len(b))
+	}
+	return c.write(off, n, func(f driver.File) (int, error) { return f.WriteV(bufs, off) })
+}
+
+// write puts n bytes at off into the cache (do writes them to the file it
+// is given): lock (coherent), reserve, write, journal, queue. When the
+// cache cannot take them this rank falls back to the global file for good.
+func (c *File) write(off, n int64, do func(driver.File) (int, error)) (int, error) {
+	if n <= 0 || off < 0 || c.passthrough.Load() {
+		return do(c.global) // nothing to cache, or let the driver reject it
+	}
+	s := span{off, off + n}
+	if c.opts.Coherent {
+		if err := c.locks.Lock(off, n, true); err != nil {
+			return 0, err
+		}
+	}
+	undo := func() {
+		if c.opts.Coherent {
+			c.locks.Unlock(off, n, true)
+		}
+	}
+	if err := c.cache.Allocate(off, n); err != nil {
+		undo()
+		return c.fallBack("reserving space in the cache file", err, do)
+	}
+	k, err := do(c.cache)
+	if err == nil && int64(k) != n {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		undo()
+		return c.fallBack("writing the cache file", err, do)
+	}
+	// Journal and queue under one lock, so that a checkpoint never covers
+	// a record whose extent is not queued yet.
+	c.mu.Lock()
+	seq, err := c.journal.append(off, n)
+	if err == nil {
+		c.enqueueLocked(s, seq, c.opts.Coherent)
+	}
+	c.mu.Unlock()
+	if err != nil {
+		undo()
+		return c.fallBack("writing the cache journal", err, do)
+	}
+	c.record(Stats{CachedBytes: n})
+	return int(n), nil
+}
+
+// fallBack switches this rank to writing the global file directly, once:
+// it copies what the cache holds (copy errors stay for the next Sync or
+// Close), makes it durable and checkpoints the journal, so that neither a
+// copy nor a recovery can later overwrite the direct writes. Then it
+// writes through.
+func (c *File) fallBack(what string, cause error, do func(driver.File) (int, error)) (int, error) {
+	c.fallback.Do(func() {
+		c.passthrough.Store(true)
+		c.record(Stats{Fallback: true})
+		c.warn(fmt.Sprintf("e10_cache: %s failed (%v); this rank writes %s directly from now on",
+			what, cause, c.opts.GlobalPath))
+		c.mu.Lock()
+		c.releaseLocked(true)
+		c.waitLocked()
+		safe := c.safeSeqLocked()
+		c.mu.Unlock()
+		if err := c.global.Sync(); err != nil {
+			c.addErr(err)
+			return
+		}
+		if err := c.journal.checkpoint(safe); err != nil {
+			c.addErr(fmt.Errorf("cache: journal checkpoint: %w", err))
+		}
+	})
+	return do(c.global)
+}
+
+func (c *File) addErr(err error) {
+	c.mu.Lock()
+	c.errs = append(c.errs, err)
+	c.mu.Unlock()
+}
+
+// enqueueLocked adds a written range: split into extents of at most
+// maxExtent (so that several workers share a large write), each merged
+// into the last unstarted extent when they touch.
+func (c *File) enqueueLocked(s span, seq uint64, locked bool) {
+	list := &c.held
+	if c.opts.Policy == FlushImmediate {
+		list = &c.queue
+	}
+	for pos := s.start; pos < s.end; {
+		piece := span{pos, min(s.end, pos+c.maxExtent)}
+		pos = piece.end
+		if n := len(*list); n > 0 {
+			t := (*list)[n-1]
+			if piece.start <= t.end && t.start <= piece.end && max(t.end, piece.end)-min(t.start, piece.start) <= c.maxExtent {
+				t.start, t.end = min(t.start, piece.start), max(t.end, piece.end)
+				t.last = seq
+				if locked {
+					t.locks = append(t.locks, piece)
+				}
+				continue
+			}
+		}
+		e := &extent{span: piece, first: seq, last: seq}
+		if locked {
+			e.locks = []span{piece}
+		}
+		*list = append(*list, e)
+	}
+	if list == &c.queue {
+		c.cond.Broadcast()
+	}
+}
+
+// releaseLocked queues the held extents for copying (flush_onclose at
+// Sync; every policy at Close and Truncate when all is true).
+func (c *File) releaseLocked(all bool) {
+	if c.opts.Policy == FlushNone && !all {
+		return
+	}
+	if len(c.held) > 0 {
+		c.queue = append(c.queue, c.held...)
+		c.held = nil
+		c.cond.Broadcast()
+	}
+}
+
+// waitLocked waits until nothing is queued or being copied.
+func (c *File) waitLocked() {
+	for len(c.queue) > 0 || len(c.inflight) > 0 {
+		c.cond.Wait()
+	}
+}
+
+// safeSeqLocked is the largest seq such that every write up to it has
+// been copied (or dropped by Truncate): what a checkpoint may cover once
+// the global file is synced.
+func (c *File) safeSeqLocked() uint64 {
+	safe := c.journal.lastSeq()
+	for _, l := range [][]*extent{c.held, c.queue, c.inflight, c.failed} {
+		for _, e := range l {
+			safe = min(safe, e.first-1)
+		}
+	}
+	return safe
+}
+
+// takeErrsLocked returns the copy errors not reported yet, as one error.
+func (c *File) takeErrsLocked() error {
+	errs := c.errs
+	c.errs = nil
+	switch len(errs) {
+	case 0:
+		return nil
+	case 1:
+		return errs[0]
+	}
+	return &CopyErrors{Errs: errs}
+}
+
+// requeueFailedLocked puts the extents whose copy failed back in line:
+// they are retried by the next Sync or Close (right away with
+// flush_immediate).
+func (c *File) requeueFailedLocked() {
+	if len(c.failed) == 0 {
+		return
+	}
+	back := c.failed
+	c.failed = nil
+	if c.opts.Policy == FlushImmediate {
+		c.queue = append(back, c.queue...)
+		c.cond.Broadcast()
+	} else {
+		c.held = append(back, c.held...)
+	}
+}
+
+// CopyErrors are several copy failures reported by one Sync or Close.
+// It unwraps to each, so the first's class (ENOSPC, EIO) decides how
+// collio reports it.
+type CopyErrors struct{ Errs []error }
+
+func (e *CopyErrors) Error() string {
+	return fmt.Sprintf("%d copies to the global file failed; first: %v", len(e.Errs), e.Errs[0])
+}
+
+func (e *CopyErrors) Unwrap() []error { return e.Errs }
+
+// CopyError is a failed copy of one extent to the global file.
+type CopyError struct {
+	Off, Len int64
+	Cache    string // the cache file that still holds the data
+	Step     string // "reading the cache" or "writing the global file"
+	Err      error
+}
+
+func (e *CopyError) Error() string {
+	return fmt.Sprintf("e10 cache: copying bytes [%d, %d) to the global file: %s: %v (the data stays in %s)",
+		e.Off, e.Off+e.Len, e.Step, e.Err, e.Cache)
+}
+
+func (e *CopyError) Unwrap() error { return e.Err }
+
+// ---- workers ----
+
+// worker copies queued extents; it sleeps on the condition variable when
+// there is nothing it may copy.
+func (c *File) worker() {
+	defer c.workers.Done()
+	buf := make([]byte, c.opts.ChunkSize)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for {
+		e := c.nextLocked()
+		if e == nil {
+			if c.stopping {
+				return
+			}
+			c.cond.Wait()
+			continue
+		}
+		c.mu.Unlock()
+		start := time.Now()
+		err := c.copyExtent(e, buf)
+		took := time.Since(start)
+		if err == nil {
+			for _, l := range e.locks {
+				c.locks.Unlock(l.start, l.end-l.start, true)
+			}
+			e.locks = nil
+			c.record(Stats{CopiedBytes: e.end - e.start, Copies: 1, CopyTime: took})
+		} else {
+			c.record(Stats{CopyErrors: 1, CopyTime: took})
+		}
+		c.mu.Lock()
+		c.inflight = slices.DeleteFunc(c.inflight, func(x *extent) bool { return x == e })
+		if err != nil {
+			c.failed = append(c.failed, e)
+			c.errs = append(c.errs, err)
+		}
+		c.cond.Broadcast()
+	}
+}
+
+// scanLimit bounds how far into the queue a worker looks for an extent
+// that overlaps nothing before it.
+const scanLimit = 64
+
+// nextLocked takes the first queued extent that overlaps neither an
+// extent being copied nor an earlier queued one: overlapping extents are
+// copied one after the other in write order, others in parallel.
+func (c *File) nextLocked() *extent {
+	for i := 0; i < min(len(c.queue), scanLimit); i++ {
+		e := c.queue[i]
+		if overlapsAny(c.inflight, e.span) || overlapsAny(c.queue[:i], e.span) {
+			continue
+		}
+		if i == 0 {
+			c.queue[0] = nil
+			c.queue = c.queue[1:]
+		} else {
+			c.queue = slices.Delete(c.queue, i, i+1)
+		}
+		c.inflight = append(c.inflight, e)
+		return e
+	}
+	return nil
+}
+
+func overlapsAny(list []*extent, s span) bool {
+	for _, e := range list {
+		if e.overlaps(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// copyExtent copies e from the cache to the global file in chunks. It
+// reads the cache as it is now, so a later write to the same range, if
+// already there, is copied too (and again by its own extent): the global
+// file ends with the newest data.
+func (c *File) copyExtent(e *extent, buf []byte) error {
+	for pos := e.start; pos < e.end; {
+		n := min(int64(len(buf)), e.end-pos)
+		chunk := buf[:n]
+		k, err := c.cache.ReadAt(chunk, pos)
+		if err != nil && !(errors.Is(err, io.EOF) && int64(k) == n) {
+			if errors.Is(err, io.EOF) {
+				err = fmt.Errorf("the cache file ends at %d: %w", pos+int64(k), io.ErrUnexpectedEOF)
+			}
+			return &CopyError{Off: e.start, Len: e.end - e.start, Cache: c.cachePath, Step: "reading the cache", Err: err}
+		}
+		w, err := c.global.WriteAt(chunk, pos)
+		if err == nil && int64(w) != n {
+			err = io.ErrShortWrite
+		}
+		if err != nil {
+			return &CopyError{Off: e.start, Len: e.end - e.start, Cache: c.cachePath, Step: "writing the global file", Err: err}
+		}
+		pos += n
+	}
+	return nil
+}
+
+// ---- reads ----
+
+// cachedLocked returns the parts of s that must be read from the cache
+// (sorted, disjoint) and the end of the furthest extent not copied yet.
+func (c *File) cachedLocked(s span) ([]span, int64) {
+	var parts []span
+	var end int64
+	for _, l := range [][]*extent{c.held, c.queue, c.inflight, c.failed} {
+		for _, e := range l {
+			end = max(end, e.end)
+			if e.overlaps(s) {
+				parts = append(parts, span{max(e.start, s.start), min(e.end, s.end)})
+			}
+		}
+	}
+	slices.SortFunc(parts, func(a, b span) int {
+		switch {
+		case a.start < b.start:
+			return -1
+		case a.start > b.start:
+			return 1
+		}
+		return 0
+	})
+	out := parts[:0]
+	for _, p := range parts {
+		if n := len(out); n > 0 && p.start <= out[n-1].end {
+			out[n-1].end = max(out[n-1].end, p.end)
+			continue
+		}
+		out = append(out, p)
+	}
+	return out, end
+}
+
+// ReadAt reads from the global file, taking the parts that overlap
+// extents not copied yet from the cache. Bytes of a hole below the end of
+// such an extent read as zeros; past the end of both it is io.EOF.
+func (c *File) ReadAt(p []byte, off int64) (int, error) {
+	n := int64(len(p))
+	if n == 0 || off < 0 {
+		return c.global.ReadAt(p, off)
+	}
+	c.mu.Lock()
+	parts, pendEnd := c.cachedLocked(span{off, off + n})
+	c.mu.Unlock()
+	if len(parts) == 0 {
+		k, err := c.global.ReadAt(p, off)
+		if errors.Is(err, io.EOF) && pendEnd > off+int64(k) {
+			// The file ends, for this rank, at pendEnd.
+			fill := min(pendEnd, off+n) - off
+			clear(p[k:fill])
+			if fill == n {
+				return int(n), nil
+			}
+			return int(fill), io.EOF
+		}
+		return k, err
+	}
+	pos := off
+	fromGlobal := func(end int64) error {
+		b := p[pos-off : end-off]
+		k, err := c.global.ReadAt(b, pos)
+		if errors.Is(err, io.EOF) {
+			clear(b[k:]) // a hole before cached data
+			err = nil
+		}
+		return err
+	}
+	for _, part := range parts {
+		if pos < part.start {
+			if err := fromGlobal(part.start); err != nil {
+				return int(pos - off), err
+			}
+		}
+		b := p[part.start-off : part.end-off]
+		k, err := c.cache.ReadAt(b, part.start)
+		if errors.Is(err, io.EOF) {
+			clear(b[k:])
+			err = nil
+		}
+		if err != nil {
+			return int(part.start - off), err
+		}
+		pos = part.end
+	}
+	if pos < off+n {
+		b := p[pos-off:]
+		k, err := c.global.ReadAt(b, pos)
+		if errors.Is(err, io.EOF) {
+			end := max(pos+int64(k), min(pendEnd, off+n))
+			clear(p[pos-off+int64(k) : end-off])
+			if end == off+n {
+				return int(n), nil
+			}
+			return int(end - off), io.EOF
+		}
+		if err != nil {
+			return int(pos - off), err
+		}
+	}
+	return int(n), nil
+}
+
+// ReadV reads the buffers one after another from off.
+func (c *File) ReadV(bufs [][]byte, off int64) (int, error) {
+	var n int64
+	for _, b := range bufs {
+		n += int64(len(b))
+	}
+	c.mu.Lock()
+	parts, pendEnd := c.cachedLocked(span{off, off + n})
+	c.mu.Unlock()
+	if len(parts) == 0 && pendEnd <= off {
+		return c.global.ReadV(bufs, off)
+	}
+	total := 0
+	for _, b := range bufs {
+		k, err := c.ReadAt(b, off+int64(total))
+		total += k
+		if err != nil {
+			return total, err
+		}
+	}
+	return total, nil
+}
+
+// Size is the global file's size, or the end of the furthest extent not
+// copied yet if that is beyond it.
+func (c *File) Size() (int64, error) {
+	size, err := c.global.Size()
+	if err != nil {
+		return 0, err
+	}
+	c.mu.Lock()
+	_, pendEnd := c.cachedLocked(span{})
+	c.mu.Unlock()
+	return max(size, pendEnd), nil
+}
+
+// ---- sync, truncate, locks ----
+
+// Sync waits for the copies (queuing the held extents first, except with
+// flush_none), then syncs the global file and checkpoints the journal. It
+// returns every copy error since the last Sync or Close; the failed
+// extents stay in the cache and are retried by the next Sync or Close.
+// With flush_none nothing is copied: the cache file and the journal are
+// fsync'd instead, so the data is durable on the node.
+func (c *File) Sync() error {
+	start := time.Now()
+	c.mu.Lock()
+	c.releaseLocked(false)
+	c.waitLocked()
+	copyErr := c.takeErrsLocked()
+	safe := c.safeSeqLocked()
+	c.requeueFailedLocked()
+	c.mu.Unlock()
+	c.record(Stats{SyncWait: time.Since(start), Syncs: 1})
+	var localErr error
+	if c.opts.Policy == FlushNone && !c.passthrough.Load() {
+		if localErr = c.cache.Sync(); localErr == nil {
+			localErr = c.journal.sync()
+		}
+		if localErr != nil {
+			localErr = fmt.Errorf("e10 cache: making the cache durable: %w", localErr)
+		}
+	}
+	gerr := c.global.Sync()
+	if copyErr == nil && gerr == nil {
+		if err := c.journal.checkpoint(safe); err != nil {
+			localErr = errors.Join(localErr, fmt.Errorf("e10 cache: journal checkpoint: %w", err))
+		}
+	}
+	for _, err := range []error{copyErr, gerr, localErr} {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Drain copies everything the cache holds, whatever the policy, and waits
+// for it; copy errors are kept for the next Sync or Close. adio calls it
+// on every rank before a collective set_size.
+func (c *File) Drain() {
+	c.mu.Lock()
+	c.releaseLocked(true)
+	c.waitLocked()
+	c.mu.Unlock()
+}
+
+// Overlaps reports whether f is (over) a cache File holding data not yet
+// copied to the global file inside [start, end). Before a collective
+// write whose aggregators may differ from the previous one's, adio can
+// agree on it and Drain every rank: another aggregator's read-modify-write
+// reads the global file, not this rank's cache.
+func Overlaps(f driver.File, start, end int64) bool {
+	c := fileOf(f)
+	if c == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	parts, _ := c.cachedLocked(span{start, end})
+	return len(parts) > 0
+}
+
+// Drain drains f if it is (over) a cache File.
+func Drain(f driver.File) {
+	if c := fileOf(f); c != nil {
+		c.Drain()
+	}
+}
+
+// Truncate copies what the cache holds, then truncates the global file
+// and the cache file; extents past size that failed to copy are dropped.
+func (c *File) Truncate(size int64) error {
+	if size < 0 {
+		return c.global.Truncate(size)
+	}
+	c.mu.Lock()
+	c.releaseLocked(true)
+	c.waitLocked()
+	kept := c.failed[:0]
+	for _, e := range c.failed {
+		if e.start < size {
+			e.end = min(e.end, size)
+			kept = append(kept, e)
+		}
+	}
+	c.failed = kept
+	safe := c.safeSeqLocked()
+	c.mu.Unlock()
+	if err := c.global.Truncate(size); err != nil {
+		return err
+	}
+	c.cache.Truncate(size) // a sparse mirror; a failure costs only space
+	// A recovery must not replay writes past the new end.
+	if err := c.global.Sync(); err != nil {
+		return err
+	}
+	return c.journal.checkpoint(safe)
+}
+
+// Allocate reserves space in the global file.
+func (c *File) Allocate(off, length int64) error { return c.global.Allocate(off, length) }
+
+// Lock locks a range of the global file. Locks are counted together with
+// the cache's own (coherent mode), so one holder's Unlock never releases
+// a range another still holds.
+func (c *File) Lock(off, length int64, exclusive bool) error {
+	if err := c.locks.Lock(off, length, exclusive); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	k := [2]int64{off, length}
+	c.adioLocks[k] = append(c.adioLocks[k], exclusive)
+	c.mu.Unlock()
+	return nil
+}
+
+// Unlock releases a range locked with Lock.
+func (c *File) Unlock(off, length int64) error {
+	c.mu.Lock()
+	k := [2]int64{off, length}
+	held := c.adioLocks[k]
+	exclusive := false
+	if n := len(held); n > 0 {
+		exclusive = held[n-1]
+		if n == 1 {
+			delete(c.adioLocks, k)
+		} else {
+			c.adioLocks[k] = held[:n-1]
+		}
+	}
+	c.mu.Unlock()
+	return c.locks.Unlock(off, length, exclusive)
+}
+
+// Layout is the global file's.
+func (c *File) Layout() driver.Layout { return c.global.Layout() }
+
+// ---- close ----
+
+// Close copies everything the cache holds (retrying extents that failed
+// before), waits, syncs and closes the global file, and removes the cache
+// file and journal (discard) or keeps the cache file. If a copy failed,
+// the cache file and journal stay and the error says where; collio
+// recover can complete the global file later. With DeferredClose it
+// returns nil at once and does all this in the background; WaitPath and
+// WaitAll report the outcome.
+func (c *File) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return &os.PathError{Op: "close", Path: c.cachePath, Err: os.ErrClosed}
+	}
+	c.closed = true
+	c.mu.Unlock()
+	if c.opts.DeferredClose {
+		p := registerClose(c.key)
+		go func() { p.finish(c.finish()) }()
+		return nil
+	}
+	return c.finish()
+}
+
+func (c *File) finish() error {
+	start := time.Now()
+	c.mu.Lock()
+	c.requeueFailedLocked()
+	c.releaseLocked(true)
+	c.waitLocked()
+	// Every error not reported yet, including failures whose retry just
+	// succeeded: an error is never dropped.
+	copyErr := c.takeErrsLocked()
+	failed := len(c.failed)
+	c.stopping = true
+	c.cond.Broadcast()
+	c.mu.Unlock()
+	c.workers.Wait()
+	c.record(Stats{CloseWait: time.Since(start)})
+
+	var syncErr error
+	if failed == 0 {
+		syncErr = c.global.Sync()
+	}
+	closeErr := c.global.Close() // also drops coherent locks still held
+	ok := failed == 0 && syncErr == nil
+	cacheCloseErr := c.cache.Close()
+	var localErr error
+	switch {
+	case ok && c.opts.Discard:
+		if err := c.cacheDrv.Delete(c.cachePath); err != nil && !errors.Is(err, os.ErrNotExist) {
+			localErr = err
+		}
+		if err := c.journal.close(true); err != nil && localErr == nil {
+			localErr = err
+		}
+	case ok:
+		// Keep the cache file; the journal says nothing is pending.
+		err := c.journal.checkpoint(c.journal.lastSeq())
+		if cerr := c.journal.close(false); err == nil {
+			err = cerr
+		}
+		localErr = err
+	default:
+		c.journal.sync()
+		c.journal.close(false)
+	}
+	if !ok {
+		err := copyErr
+		if err == nil {
+			err = syncErr
+		}
+		return fmt.Errorf("%w; the data not copied stays in %s (journal %s): run `collio recover %s` once the cause is fixed",
+			err, c.cachePath, c.journal.path, stripPrefixes(c.opts.Dir))
+	}
+	for _, err := range []error{copyErr, closeErr, cacheCloseErr, localErr} {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Detach gives up the cache before anything was written (adio does so
+// when another rank could not open its cache): it stops the workers,
+// deletes the cache file and journal, and leaves the global file open for
+// the caller, who owns it again.
+func (c *File) Detach() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return &os.PathError{Op: "close", Path: c.cachePath, Err: os.ErrClosed}
+	}
+	c.closed, c.stopping = true, true
+	if len(c.held)+len(c.queue)+len(c.inflight)+len(c.failed) > 0 {
+		c.mu.Unlock()
+		return errors.New("cache: Detach after writes")
+	}
+	c.cond.Broadcast()
+	c.mu.Unlock()
+	c.workers.Wait()
+	err := c.cache.Close()
+	if derr := c.cacheDrv.Delete(c.cachePath); err == nil && !errors.Is(derr, os.ErrNotExist) {
+		err = derr
+	}
+	if jerr := c.journal.close(true); err == nil {
+		err = jerr
+	}
+	return err
+}
