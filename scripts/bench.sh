@@ -1,30 +1,58 @@
 #!/usr/bin/env bash
-# Benchmarks collio against the host MPI-IO with collperf (collective write
-# then read of a 3-D int32 array through subarray views, every value
-# verified), then writes results/bench.md and results/bench.json with
-# bin/benchreport and prints the markdown.
+# Benchmarks collio against the host MPI-IO, then writes results/bench.md,
+# results/bench.json and PNG plots (results/bench-bandwidth-<storage>.png,
+# results/bench-breakdown-<storage>.png) with bin/benchreport and prints the
+# markdown. Workloads (every value written is read back and verified):
+#   collperf   collective write then read of a 3-D int32 array through subarray views
+#   ior-small  iorbench, small interleaved transfers: -c -t 4k -b 4k (ranks alternate every 4 KiB), -C reads
+#   ior-large  iorbench, large transfers: -c -t 4m -b 32m per rank, -C reads, fsync
+#   flash btio e3sm s3d   cmd/patterns: FLASH-IO checkpoint (noncontiguous memory), BT-IO (nested strided
+#              views; needs a square NP), E3SM-IO-like decomposition map (many small pieces), S3D-IO (4-D subarrays)
 #
-#   make bench                      # or scripts/bench.sh after make build
-#   QUICK=1 make bench              # 128^3 (8 MiB), one repetition: about a minute
+#   make bench                      # or scripts/bench.sh after make build: well under 20 minutes on 2 cores
+#   QUICK=1 make bench              # small sizes, one repetition: under 2 minutes
 #   NP=8 SIZE=1024 REPS=5 scripts/bench.sh
+#   WORKLOADS="collperf e3sm" VARIANTS="collio collio+twophase romio321" scripts/bench.sh
 #
-# Each launch runs one implementation: collio (default hints), or one host
-# MPI-IO component chosen with --mca (OMPIO with each fcoll, ROMIO). Each is
-# run on every storage directory, and each launch writes its JSON to
-# results/raw/<date-time>/ (with a .log of its output and launches.tsv).
+# On a cluster (Open MPI's mpirun):
+#   NP=64 MPIRUN_ARGS="--hostfile $HOME/hosts --map-by node" BENCH_TMPFS_DIR= \
+#     BENCH_DISK_DIR=/lustre/scratch/$USER scripts/bench.sh
+#   - hostfile: Open MPI's format, one "nodename slots=K" line per node; give it (and the mapping) in
+#     MPIRUN_ARGS, which also turns off the automatic --oversubscribe.
+#   - NP: total ranks. iorbench's sizes and flash's blocks are per rank (they grow with NP); collperf,
+#     btio, e3sm and s3d are global sizes (raise SIZE / PATTERN_ARGS with NP). btio needs a square NP
+#     (4, 9, 16, 64, ...) and is skipped with a note otherwise.
+#   - fs path: BENCH_DISK_DIR on the parallel file system, visible from every node (a fresh subdirectory
+#     is made and removed); BENCH_TMPFS_DIR= skips /dev/shm, which is node-local there. Keep the repository
+#     (bin/) on a shared file system too, or point COLLPERF, IORBENCH, PATTERNS at binaries every node sees.
+#   - SIM_VARIANTS= skips the emulated striped file system (only meaningful on one node).
+#
+# Each launch runs one implementation variant on one workload: collio (default hints, or a preset), or
+# one host MPI-IO component chosen with --mca (OMPIO with each fcoll, ROMIO). Each is run on every
+# storage directory, and each launch writes its JSON to results/raw/<date-time>/ (with a .log of its
+# output and launches.tsv).
 #
 # Settings (environment variables):
 #   NP=4              ranks per launch (mpirun -np)
-#   SIZE=512          global array: N (N^3 int32, 512 -> 512 MiB) or X,Y,Z; QUICK=1 makes it 128
-#   REPS=3            repetitions of write+read inside each launch (collperf -i); QUICK=1 makes it 1
-#   QUICK=1           small and fast defaults (above)
+#   SIZE=512          collperf's global array: N (N^3 int32, 512 -> 512 MiB) or X,Y,Z; QUICK=1 makes it 128
+#   REPS=3            repetitions of write+read inside each launch (-i); QUICK=1 makes it 1
+#   QUICK=1           small and fast defaults (above and below)
+#   WORKLOADS="collperf ior-small ior-large flash btio e3sm s3d"   what to run
+#   IOR_SMALL_ARGS="-t 4k -b 4k -s 1024"   ior-small sizes (per rank; QUICK=1: -s 128)
+#   IOR_LARGE_ARGS="-t 4m -b 32m -s 1"     ior-large sizes (per rank; QUICK=1: -t 1m -b 4m)
+#   PATTERN_ARGS="-flash-blocks 16 -btio-size 64 -btio-steps 4 -e3sm-ncol 16384 -s3d-size 64"
+#                     pattern sizes (QUICK=1: -flash-blocks 4 -btio-size 32 -btio-steps 2 -e3sm-ncol 4096
+#                     -s3d-size 32); see patterns -h for the others
 #   INTERLEAVE=1      run REPS rounds of one-repetition launches instead, so that collio and the host
 #                     variants alternate in every round (spreads machine noise; costs a launch, about
-#                     1 s, per repetition). Default 0: the repetitions of a variant run back to back.
-#   VARIANTS="collio collio+indep collio+allaggs ompio/vulcan ompio/dynamic ompio/dynamic_gen2 ompio/two_phase ompio/individual romio321"
+#                     0.5 s, per repetition). Default 0: the repetitions of a variant run back to back.
+#   VARIANTS="collio collio+twophase collio+dynamic collio+static collio+indep collio+tam collio+allaggs
+#             ompio/vulcan ompio/dynamic ompio/dynamic_gen2 ompio/two_phase ompio/individual romio321"
 #                     what to run: collio, collio+<preset>, ompio/<fcoll>, romio321 (any romio*), or default
-#                     (no --mca). Presets: indep (romio_cb_read/write=disable), allaggs (cb_config_list=*:*,
-#                     every rank aggregates), cyclic / aligned / even (collio_file_domains)
+#                     (no --mca). Presets: twophase, dynamic, static, tam (collio_strategy=<preset>),
+#                     indep (romio_cb_read/write=disable: independent I/O), allaggs (cb_config_list=*:*,
+#                     every rank aggregates), cyclic / aligned / even (collio_file_domains). collio+tam is
+#                     tried once first and skipped with a note while collio_strategy=tam is not available.
 #   SIM_VARIANTS="collio+cyclic collio+aligned collio+even collio+indep"
 #                     collio variants run a third time on the sim driver (an emulated striped file system:
 #                     4 targets, 1 MiB stripes, 200 MiB/s each, lock revocation 1 ms; in the disk directory)
@@ -37,7 +65,8 @@
 #   MPIRUN=mpirun     the launcher (Open MPI's: the variants use --mca)
 #   MPIRUN_ARGS=      extra launcher arguments, e.g. "--hostfile hosts --map-by node" on a cluster.
 #                     When empty and NP exceeds the cores here, --oversubscribe is added.
-#   COLLPERF_ARGS=    extra collperf flags for every launch, e.g. "-hint cb_buffer_size=4m"
+#   COLLPERF_ARGS=    extra collperf flags for every collperf launch, e.g. "-hint cb_buffer_size=4m"
+#   BENCH_ARGS=       extra flags for every launch of every command (hints: "-hint cb_buffer_size=4m")
 #   LAUNCH_TIMEOUT=1800  seconds before mpirun kills a stuck launch (MPIEXEC_TIMEOUT)
 #   RESULTS=results   output directory
 # As root, --allow-run-as-root is added. Reads of the disk directory are served largely from the
@@ -46,7 +75,7 @@
 set -euo pipefail
 
 if [ $# -gt 0 ]; then
-	echo "usage: [NP=4] [SIZE=512] [REPS=3] [QUICK=1] [INTERLEAVE=1] [BENCH_DISK_DIR=dir] ... $0 (see the comment at its top)" >&2
+	echo "usage: [NP=4] [SIZE=512] [REPS=3] [QUICK=1] [WORKLOADS=...] [INTERLEAVE=1] [BENCH_DISK_DIR=dir] ... $0 (see the comment at its top)" >&2
 	exit 2
 fi
 
@@ -55,13 +84,20 @@ QUICK=${QUICK:-0}
 if [ "$QUICK" = 1 ]; then
 	SIZE=${SIZE:-128}
 	REPS=${REPS:-1}
+	IOR_SMALL_ARGS=${IOR_SMALL_ARGS:-"-t 4k -b 4k -s 128"}
+	IOR_LARGE_ARGS=${IOR_LARGE_ARGS:-"-t 1m -b 4m -s 1"}
+	PATTERN_ARGS=${PATTERN_ARGS:-"-flash-blocks 4 -btio-size 32 -btio-steps 2 -e3sm-ncol 4096 -s3d-size 32"}
 else
 	SIZE=${SIZE:-512}
 	REPS=${REPS:-3}
+	IOR_SMALL_ARGS=${IOR_SMALL_ARGS:-"-t 4k -b 4k -s 1024"}
+	IOR_LARGE_ARGS=${IOR_LARGE_ARGS:-"-t 4m -b 32m -s 1"}
+	PATTERN_ARGS=${PATTERN_ARGS:-"-flash-blocks 16 -btio-size 64 -btio-steps 4 -e3sm-ncol 16384 -s3d-size 64"}
 fi
+WORKLOADS=${WORKLOADS:-"collperf ior-small ior-large flash btio e3sm s3d"}
 NP=${NP:-4}
 INTERLEAVE=${INTERLEAVE:-0}
-VARIANTS=${VARIANTS:-"collio collio+indep collio+allaggs ompio/vulcan ompio/dynamic ompio/dynamic_gen2 ompio/two_phase ompio/individual romio321"}
+VARIANTS=${VARIANTS:-"collio collio+twophase collio+dynamic collio+static collio+indep collio+tam collio+allaggs ompio/vulcan ompio/dynamic ompio/dynamic_gen2 ompio/two_phase ompio/individual romio321"}
 SIM_VARIANTS=${SIM_VARIANTS-"collio+cyclic collio+aligned collio+even collio+indep"}
 SIM_HINTS=(-hint striping_unit=1m -hint striping_factor=4 -hint cb_config_list='*:*')
 BENCH_TMPFS_DIR=${BENCH_TMPFS_DIR-/dev/shm}
@@ -69,9 +105,12 @@ BENCH_DISK_DIR=${BENCH_DISK_DIR:-}
 MPIRUN=${MPIRUN:-mpirun}
 MPIRUN_ARGS=${MPIRUN_ARGS:-}
 COLLPERF_ARGS=${COLLPERF_ARGS:-}
+BENCH_ARGS=${BENCH_ARGS:-}
 LAUNCH_TIMEOUT=${LAUNCH_TIMEOUT:-1800}
 RESULTS=${RESULTS:-$root/results}
 COLLPERF=${COLLPERF:-$root/bin/collperf}
+IORBENCH=${IORBENCH:-$root/bin/iorbench}
+PATTERNS=${PATTERNS:-$root/bin/patterns}
 BENCHREPORT=${BENCHREPORT:-$root/bin/benchreport}
 
 die() {
@@ -83,8 +122,14 @@ case $REPS in '' | *[!0-9]* | 0) die "REPS=$REPS: want a positive integer" ;; es
 case $SIZE in '' | *[!0-9,]*) die "SIZE=$SIZE: want N or X,Y,Z" ;; esac
 case $INTERLEAVE in 0 | 1) ;; *) die "INTERLEAVE=$INTERLEAVE: want 0 or 1" ;; esac
 for v in $VARIANTS $SIM_VARIANTS; do
-	case $v in collio | collio+indep | collio+allaggs | collio+cyclic | collio+aligned | collio+even | default | ompio/?* | romio*) ;;
+	case $v in collio | collio+indep | collio+allaggs | collio+cyclic | collio+aligned | collio+even) ;;
+	collio+twophase | collio+dynamic | collio+static | collio+tam | default | ompio/?* | romio*) ;;
 	*) die "VARIANTS: unknown variant $v" ;;
+	esac
+done
+for w in $WORKLOADS; do
+	case $w in collperf | ior-small | ior-large | flash | btio | e3sm | s3d) ;;
+	*) die "WORKLOADS: unknown workload $w (collperf ior-small ior-large flash btio e3sm s3d)" ;;
 	esac
 done
 for v in $SIM_VARIANTS; do
@@ -100,12 +145,13 @@ preset() {
 	collio+cyclic) echo "-hint collio_file_domains=stripe_cyclic" ;;
 	collio+aligned) echo "-hint collio_file_domains=aligned" ;;
 	collio+even) echo "-hint collio_file_domains=even" ;;
+	collio+twophase | collio+dynamic | collio+static | collio+tam) echo "-hint collio_strategy=${1#collio+}" ;;
 	esac
 }
 
-if [ ! -x "$COLLPERF" ] || [ ! -x "$BENCHREPORT" ]; then
-	echo "bench: building bin/collperf and bin/benchreport" >&2
-	(cd "$root" && go build -o "$root/bin/" ./cmd/collperf ./cmd/benchreport)
+if [ ! -x "$COLLPERF" ] || [ ! -x "$IORBENCH" ] || [ ! -x "$PATTERNS" ] || [ ! -x "$BENCHREPORT" ]; then
+	echo "bench: building bin/collperf, bin/iorbench, bin/patterns and bin/benchreport" >&2
+	(cd "$root" && go build -o "$root/bin/" ./cmd/collperf ./cmd/iorbench ./cmd/patterns ./cmd/benchreport)
 fi
 
 # Launcher flags: root needs --allow-run-as-root; more ranks than cores on
@@ -121,6 +167,14 @@ fi
 launcher+=($MPIRUN_ARGS)
 # shellcheck disable=SC2206
 extra=($COLLPERF_ARGS)
+# shellcheck disable=SC2206
+bench_extra=($BENCH_ARGS)
+# shellcheck disable=SC2206
+ior_small=($IOR_SMALL_ARGS)
+# shellcheck disable=SC2206
+ior_large=($IOR_LARGE_ARGS)
+# shellcheck disable=SC2206
+pattern_args=($PATTERN_ARGS)
 export MPIEXEC_TIMEOUT=$LAUNCH_TIMEOUT
 
 now() {
@@ -162,6 +216,49 @@ stamp=$(date +%Y%m%d-%H%M%S)
 raw=$RESULTS/raw/$stamp
 mkdir -p "$raw"
 printf '# seq\tlabel\tvariant\tdir\trc\tseconds\tjson\tcommand\n' >"$raw/launches.tsv"
+notes=()
+
+# The patterns run in one launch per variant (-pattern a,b,c); btio needs
+# a square number of ranks.
+pats=()
+launch_workloads=()
+for w in $WORKLOADS; do
+	case $w in
+	flash | e3sm | s3d) pats+=("$w") ;;
+	btio)
+		r=$(awk -v n="$NP" 'BEGIN { r = int(sqrt(n) + 0.5); print (r * r == n) ? 1 : 0 }')
+		if [ "$r" = 1 ]; then
+			pats+=(btio)
+		else
+			notes+=("btio skipped: it needs a square number of ranks, NP=$NP")
+			echo "bench: ${notes[-1]}" >&2
+		fi
+		;;
+	*) launch_workloads+=("$w") ;;
+	esac
+done
+if [ ${#pats[@]} -gt 0 ]; then
+	launch_workloads+=(patterns)
+fi
+pattern_list=$(
+	IFS=,
+	echo "${pats[*]}"
+)
+
+# collio+tam runs only once collio_strategy=tam works: try it once.
+if [[ " $VARIANTS $SIM_VARIANTS " == *" collio+tam "* ]]; then
+	probe=$(mktemp -d "${dirs[0]}/tam-probe.XXXXXX")
+	rc=0
+	"$MPIRUN" ${launcher[@]+"${launcher[@]}"} -np "$NP" "$COLLPERF" -q -impl collio -dir "$probe" -size 16 \
+		-hint collio_strategy=tam >"$raw/tam-probe.log" 2>&1 || rc=$?
+	rm -rf "$probe"
+	if [ "$rc" != 0 ] && grep -q "not available" "$raw/tam-probe.log"; then
+		VARIANTS=$(echo " $VARIANTS " | sed 's/ collio+tam / /; s/^ *//; s/ *$//')
+		SIM_VARIANTS=$(echo " $SIM_VARIANTS " | sed 's/ collio+tam / /; s/^ *//; s/ *$//')
+		notes+=("collio+tam skipped: collio_strategy=tam is not available yet ($(grep -m1 -o 'not available[^;]*' "$raw/tam-probe.log"))")
+		echo "bench: ${notes[-1]}" >&2
+	fi
+fi
 
 if [ "$INTERLEAVE" = 1 ]; then
 	rounds=$REPS
@@ -172,8 +269,10 @@ else
 fi
 nvariants=$(echo "$VARIANTS" | wc -w)
 nsim=$(echo "$SIM_VARIANTS" | wc -w)
-total=$((rounds * (${#dirs[@]} * nvariants - (nsim > 0 ? nvariants - nsim : 0))))
-echo "bench: np $NP, size $SIZE, $REPS repetition(s) ($rounds round(s) of -i $iters), ${#dirs[@]} dir(s), $nvariants variant(s): $total launches; raw results in $raw"
+nw=${#launch_workloads[@]}
+[ "$nw" -gt 0 ] || die "WORKLOADS=$WORKLOADS: nothing left to run"
+total=$((rounds * nw * (${#dirs[@]} * nvariants - (nsim > 0 ? nvariants - nsim : 0))))
+echo "bench: np $NP, collperf size $SIZE, $REPS repetition(s) ($rounds round(s) of -i $iters), ${#dirs[@]} dir(s), $nvariants variant(s), workloads: $WORKLOADS: $total launches; raw results in $raw"
 
 seq=0
 failed=0
@@ -185,7 +284,6 @@ for ((round = 1; round <= rounds; round++)); do
 		variants=$VARIANTS
 		[ "$label" = sim ] && variants=$SIM_VARIANTS
 		for v in $variants; do
-			seq=$((seq + 1))
 			flags=()
 			case $v in
 			collio*)
@@ -198,38 +296,67 @@ for ((round = 1; round <= rounds; round++)); do
 			ompio/*) mca=(--mca io ompio --mca fcoll "${v#ompio/}") impl=mpiio ;;
 			romio*) mca=(--mca io "$v") impl=mpiio ;;
 			esac
-			name=$(printf '%03d-%s-%s' "$seq" "$label" "$(echo "$v" | tr / _)")
-			json=$raw/$name.json
-			cmd=("$MPIRUN" ${launcher[@]+"${launcher[@]}"} -np "$NP" ${mca[@]+"${mca[@]}"}
-				"$COLLPERF" -q -impl "$impl" -dir "$dir" -size "$SIZE" -i "$iters" -label "$label" -json "$json"
-				${flags[@]+"${flags[@]}"} ${extra[@]+"${extra[@]}"})
-			printf -v cmdline '%q ' "${cmd[@]}"
-			t0=$(now)
-			rc=0
-			"${cmd[@]}" >"$raw/$name.log" 2>&1 || rc=$?
-			secs=$(elapsed "$t0" "$(now)")
-			printf '%d\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n' "$seq" "$label" "$v" "$dir" "$rc" "$secs" "$json" "${cmdline% }" >>"$raw/launches.tsv"
-			if [ "$rc" = 0 ]; then
-				printf 'bench: [%d/%d] %-5s %-20s %6ss\n' "$seq" "$total" "$label" "$v" "$secs"
-			else
-				failed=1
-				printf 'bench: [%d/%d] %-5s %-20s %6ss FAILED (exit %d); last lines of %s:\n' "$seq" "$total" "$label" "$v" "$secs" "$rc" "$raw/$name.log" >&2
-				tail -n 5 "$raw/$name.log" | sed 's/^/    /' >&2
-			fi
+			for w in "${launch_workloads[@]}"; do
+				seq=$((seq + 1))
+				name=$(printf '%03d-%s-%s-%s' "$seq" "$label" "$(echo "$v" | tr / _)" "$w")
+				json=$raw/$name.json
+				common=(-q -impl "$impl" -i "$iters" -label "$label" -json "$json" ${flags[@]+"${flags[@]}"}
+					${bench_extra[@]+"${bench_extra[@]}"})
+				case $w in
+				collperf)
+					prog=("$COLLPERF" "${common[@]}" -dir "$dir" -size "$SIZE" ${extra[@]+"${extra[@]}"}) ;;
+				ior-small)
+					prog=("$IORBENCH" "${common[@]}" -workload ior-small -o "$dir/ior-small" -c -w -r -R -C
+						${ior_small[@]+"${ior_small[@]}"}) ;;
+				ior-large)
+					prog=("$IORBENCH" "${common[@]}" -workload ior-large -o "$dir/ior-large" -c -w -r -R -C -e
+						${ior_large[@]+"${ior_large[@]}"}) ;;
+				patterns)
+					prog=("$PATTERNS" "${common[@]}" -pattern "$pattern_list" -dir "$dir"
+						${pattern_args[@]+"${pattern_args[@]}"}) ;;
+				esac
+				cmd=("$MPIRUN" ${launcher[@]+"${launcher[@]}"} -np "$NP" ${mca[@]+"${mca[@]}"} "${prog[@]}")
+				printf -v cmdline '%q ' "${cmd[@]}"
+				t0=$(now)
+				rc=0
+				"${cmd[@]}" >"$raw/$name.log" 2>&1 || rc=$?
+				secs=$(elapsed "$t0" "$(now)")
+				printf '%d\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n' "$seq" "$label" "$v $w" "$dir" "$rc" "$secs" "$json" "${cmdline% }" >>"$raw/launches.tsv"
+				if [ "$rc" = 0 ]; then
+					printf 'bench: [%d/%d] %-5s %-18s %-9s %6ss (%ss)\n' "$seq" "$total" "$label" "$v" "$w" "$secs" "$(elapsed "$start_all" "$(now)")"
+				else
+					failed=1
+					printf 'bench: [%d/%d] %-5s %-18s %-9s %6ss FAILED (exit %d); last lines of %s:\n' "$seq" "$total" "$label" "$v" "$w" "$secs" "$rc" "$raw/$name.log" >&2
+					tail -n 5 "$raw/$name.log" | sed 's/^/    /' >&2
+				fi
+			done
 		done
 	done
 done
 wall=$(elapsed "$start_all" "$(now)")
 
 # The command as it could be typed again, with every setting spelled out.
-bench_cmd="NP=$NP SIZE=$SIZE REPS=$REPS QUICK=$QUICK INTERLEAVE=$INTERLEAVE BENCH_TMPFS_DIR=$BENCH_TMPFS_DIR"
+bench_cmd="NP=$NP SIZE=$SIZE REPS=$REPS QUICK=$QUICK INTERLEAVE=$INTERLEAVE BENCH_TMPFS_DIR=$BENCH_TMPFS_DIR WORKLOADS='$WORKLOADS'"
+bench_cmd+=" IOR_SMALL_ARGS='$IOR_SMALL_ARGS' IOR_LARGE_ARGS='$IOR_LARGE_ARGS' PATTERN_ARGS='$PATTERN_ARGS'"
 [ -n "$BENCH_DISK_DIR" ] && bench_cmd+=" BENCH_DISK_DIR=$BENCH_DISK_DIR"
 [ -n "$MPIRUN_ARGS" ] && bench_cmd+=" MPIRUN_ARGS='$MPIRUN_ARGS'"
 [ -n "$COLLPERF_ARGS" ] && bench_cmd+=" COLLPERF_ARGS='$COLLPERF_ARGS'"
+[ -n "$BENCH_ARGS" ] && bench_cmd+=" BENCH_ARGS='$BENCH_ARGS'"
 bench_cmd+=" VARIANTS='$VARIANTS' SIM_VARIANTS='$SIM_VARIANTS' scripts/bench.sh    # $seq launches, ${wall}s of benchmark wall time"
 
+note_flags=()
+for n in ${notes[@]+"${notes[@]}"}; do
+	note_flags+=(-note "$n")
+done
 echo
-"$BENCHREPORT" -in "$raw" -md "$RESULTS/bench.md" -json "$RESULTS/bench.json" -cmd "$bench_cmd"
+rm -f "$RESULTS"/bench-bandwidth-*.png "$RESULTS"/bench-breakdown-*.png
+"$BENCHREPORT" -in "$raw" -md "$RESULTS/bench.md" -json "$RESULTS/bench.json" -cmd "$bench_cmd" ${note_flags[@]+"${note_flags[@]}"}
 echo
-echo "bench: wrote $RESULTS/bench.md and $RESULTS/bench.json (raw: $raw); benchmark wall time ${wall}s"
+echo "bench: wrote $RESULTS/bench.md (the report) and $RESULTS/bench.json; raw: $raw"
+plots=$(ls "$RESULTS"/bench-bandwidth-*.png "$RESULTS"/bench-breakdown-*.png 2>/dev/null | tr '\n' ' ')
+echo "bench: plots: ${plots:-none}"
+for n in ${notes[@]+"${notes[@]}"}; do
+	echo "bench: note: $n"
+done
+echo "bench: benchmark wall time ${wall}s"
 exit "$failed"

@@ -13,6 +13,8 @@ type benchReport struct {
 	Machine   machine       `json:"machine"`
 	Params    params        `json:"params"`
 	Sections  []section     `json:"sections"`
+	Plots     []string      `json:"plots,omitempty"` // PNG files, relative to the markdown
+	Notes     []string      `json:"notes,omitempty"`
 	Failures  []string      `json:"failures,omitempty"`
 	Launches  []launch      `json:"launches"`
 	Runs      []collperfRun `json:"runs"`
@@ -21,20 +23,33 @@ type benchReport struct {
 // params are the workload parameters; a list holds several values when
 // the runs disagree.
 type params struct {
-	NP    []int             `json:"np"`
-	Size  [][3]int          `json:"size"`
-	Bytes []int64           `json:"bytes"`
-	Iters []int             `json:"iters_per_launch"`
-	Hints map[string]string `json:"hints,omitempty"` // of the first run
+	NP        []int             `json:"np"`
+	Size      [][3]int          `json:"size"`  // collperf's arrays
+	Bytes     []int64           `json:"bytes"` // collperf's array bytes
+	Iters     []int             `json:"iters_per_launch"`
+	Hints     map[string]string `json:"hints,omitempty"` // of the first run
+	Workloads []workloadParams  `json:"workloads"`
 }
 
-// section is one storage directory (one -label and -dir).
+// workloadParams names one workload (and case) and the bytes one write
+// of it moves.
+type workloadParams struct {
+	Name  string  `json:"name"`
+	Case  string  `json:"case,omitempty"`
+	Bytes []int64 `json:"bytes"`
+}
+
+// section is one workload (and case) on one storage directory (one
+// -label and -dir).
 type section struct {
-	Label  string    `json:"label"`
-	Dir    string    `json:"dir"`
-	FS     string    `json:"fs"`
-	Ops    []opTable `json:"ops"`
-	Memory []memRow  `json:"memory"`
+	Workload string    `json:"workload"`
+	Case     string    `json:"case,omitempty"`
+	Bytes    int64     `json:"bytes"`
+	Label    string    `json:"label"`
+	Dir      string    `json:"dir"`
+	FS       string    `json:"fs"`
+	Ops      []opTable `json:"ops"`
+	Memory   []memRow  `json:"memory"`
 }
 
 type opTable struct {
@@ -47,16 +62,18 @@ type opTable struct {
 // row is one implementation's transfer bandwidth (MiB/s of write_all or
 // read_all) over its repetitions.
 type row struct {
-	Impl        string    `json:"impl"`
-	Kind        string    `json:"kind"`
-	N           int       `json:"n"`
-	Best        float64   `json:"best_mib_s"`
-	Median      float64   `json:"median_mib_s"`
-	MedianTotal float64   `json:"median_open_to_close_mib_s"`
-	RatioBest   float64   `json:"ratio_best"`   // Best / the best host variant's Best; 0: no host variant
-	RatioMedian float64   `json:"ratio_median"` // Median / the highest host Median
-	Bad         int64     `json:"bad_values"`
-	Values      []float64 `json:"values_mib_s"`
+	Impl        string         `json:"impl"`
+	Kind        string         `json:"kind"`
+	N           int            `json:"n"`
+	Best        float64        `json:"best_mib_s"`
+	Median      float64        `json:"median_mib_s"`
+	MedianTotal float64        `json:"median_open_to_close_mib_s"`
+	RatioBest   float64        `json:"ratio_best"`   // Best / the best host variant's Best; 0: no host variant
+	RatioMedian float64        `json:"ratio_median"` // Median / the highest host Median
+	Bad         int64          `json:"bad_values"`
+	Verify      string         `json:"verify,omitempty"`
+	Values      []float64      `json:"values_mib_s"`
+	Collio      *collioSummary `json:"collio,omitempty"` // collio variants: their breakdown
 }
 
 // collioSummary is collio's breakdown of one operation: medians over the
@@ -72,6 +89,7 @@ type collioSummary struct {
 	Shuffle     float64 `json:"shuffle_s"`
 	IO          float64 `json:"io_s"`
 	RMW         float64 `json:"rmw_s"`
+	IOWait      float64 `json:"io_wait_s"`
 	Total       float64 `json:"total_s"`
 	MsgsSent    int64   `json:"msgs_sent"`
 	BytesSent   int64   `json:"bytes_sent"`
@@ -118,37 +136,113 @@ func addUnique[T comparable](xs []T, x T) []T {
 	return append(xs, x)
 }
 
-// build groups the runs by storage (label and directory, in the order
-// they first appear) and computes the tables.
+// collperfWorkload is the workload of runs that do not name one.
+const collperfWorkload = "collperf"
+
+// splitRuns returns one run per workload (and case) of each run: a run of
+// several patterns becomes one run per pattern, with its results and
+// implementations; a run that names no workload is collperf's.
+func splitRuns(runs []collperfRun) []collperfRun {
+	var out []collperfRun
+	for _, r := range runs {
+		if r.Workload == "" {
+			r.Workload = collperfWorkload
+		}
+		type wc struct{ w, c string }
+		var order []wc
+		results := map[wc][]result{}
+		for _, res := range r.Results {
+			k := wc{res.Workload, res.Case}
+			if k.w == "" {
+				k = wc{r.Workload, r.Case}
+			} else if k.c == "" && k.w == r.Workload {
+				k.c = r.Case
+			}
+			if _, ok := results[k]; !ok {
+				order = append(order, k)
+			}
+			results[k] = append(results[k], res)
+		}
+		if len(order) <= 1 {
+			if len(order) == 1 {
+				r.Workload, r.Case = order[0].w, order[0].c
+			}
+			out = append(out, r)
+			continue
+		}
+		for _, k := range order {
+			part := r
+			part.Workload, part.Case, part.Results, part.Impls = k.w, k.c, results[k], nil
+			part.Bytes = results[k][0].Bytes
+			for _, im := range r.Impls {
+				if im.Workload == "" || im.Workload == k.w {
+					part.Impls = append(part.Impls, im)
+				}
+			}
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
+// build groups the runs by workload (and case) and storage (label and
+// directory), each in the order they first appear, and computes the
+// tables.
 func build(runs []collperfRun, launches []launch) benchReport {
 	rep := benchReport{Runs: runs, Launches: launches}
-	type key struct{ label, dir string }
-	var keys []key
+	type wkey struct{ workload, cas string }
+	type skey struct{ label, dir string }
+	var wkeys []wkey
+	var skeys []skey
+	type key struct {
+		w wkey
+		s skey
+	}
 	byKey := map[key][]collperfRun{}
+	wbytes := map[wkey][]int64{}
 	for i, r := range runs {
 		if i == 0 {
 			rep.Params.Hints = r.Hints
 		}
-		rep.Params.NP = addUnique(rep.Params.NP, r.NP)
-		rep.Params.Size = addUnique(rep.Params.Size, r.Size)
-		rep.Params.Bytes = addUnique(rep.Params.Bytes, r.Bytes)
-		rep.Params.Iters = addUnique(rep.Params.Iters, r.Iters)
-		k := key{r.Label, r.Dir}
-		if _, ok := byKey[k]; !ok {
-			keys = append(keys, k)
-		}
-		byKey[k] = append(byKey[k], r)
 		for _, e := range r.Errors {
 			rep.Failures = append(rep.Failures, fmt.Sprintf("%s: %s", r.File, e))
 		}
+	}
+	for _, r := range splitRuns(runs) {
+		rep.Params.NP = addUnique(rep.Params.NP, r.NP)
+		if r.Workload == collperfWorkload {
+			rep.Params.Size = addUnique(rep.Params.Size, r.Size)
+			rep.Params.Bytes = addUnique(rep.Params.Bytes, r.Bytes)
+		}
+		rep.Params.Iters = addUnique(rep.Params.Iters, r.Iters)
+		w, s := wkey{r.Workload, r.Case}, skey{r.Label, r.Dir}
+		if !slices.Contains(wkeys, w) {
+			wkeys = append(wkeys, w)
+		}
+		if !slices.Contains(skeys, s) {
+			skeys = append(skeys, s)
+		}
+		wbytes[w] = addUnique(wbytes[w], r.Bytes)
+		byKey[key{w, s}] = append(byKey[key{w, s}], r)
+	}
+	for _, w := range wkeys {
+		rep.Params.Workloads = append(rep.Params.Workloads, workloadParams{Name: w.workload, Case: w.cas, Bytes: wbytes[w]})
 	}
 	for _, l := range launches {
 		if l.RC != 0 {
 			rep.Failures = append(rep.Failures, fmt.Sprintf("launch %d (%s, %s) exited with code %d: %s", l.Seq, l.Label, l.Variant, l.RC, l.Command))
 		}
 	}
-	for _, k := range keys {
-		rep.Sections = append(rep.Sections, buildSection(k.label, k.dir, byKey[k]))
+	for _, w := range wkeys {
+		for _, s := range skeys {
+			if rs := byKey[key{w, s}]; len(rs) > 0 {
+				sec := buildSection(s.label, s.dir, rs)
+				sec.Workload, sec.Case, sec.Bytes = w.workload, w.cas, rs[0].Bytes
+				if len(sec.Ops) > 0 {
+					rep.Sections = append(rep.Sections, sec)
+				}
+			}
+		}
 	}
 	return rep
 }
@@ -182,6 +276,9 @@ func buildSection(label, dir string, runs []collperfRun) section {
 					rw.Values = append(rw.Values, res.XferMiBs)
 					totals = append(totals, res.TotalMiB)
 					rw.Bad += res.Bad
+					if rw.Verify == "" {
+						rw.Verify = res.Verify
+					}
 					if res.Collio != nil {
 						calls = append(calls, res.Collio)
 					}
@@ -199,8 +296,11 @@ func buildSection(label, dir string, runs []collperfRun) section {
 				}
 				bestHostMedian = max(bestHostMedian, rw.Median)
 			}
-			if len(calls) > 0 && t.Collio == nil {
-				t.Collio = summarize(calls)
+			if len(calls) > 0 {
+				rw.Collio = summarize(calls)
+				if t.Collio == nil {
+					t.Collio = rw.Collio
+				}
 			}
 			t.Rows = append(t.Rows, rw)
 		}
@@ -263,6 +363,7 @@ func summarize(calls []*breakdown) *collioSummary {
 	s.Shuffle = pick(func(c *breakdown) float64 { return c.Shuffle })
 	s.IO = pick(func(c *breakdown) float64 { return c.IO })
 	s.RMW = pick(func(c *breakdown) float64 { return c.RMW })
+	s.IOWait = pick(func(c *breakdown) float64 { return c.IOWait })
 	s.Total = pick(func(c *breakdown) float64 { return c.Total })
 	return s
 }

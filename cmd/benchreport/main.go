@@ -1,9 +1,17 @@
-// Command benchreport turns the JSON files that collperf -json wrote during
-// scripts/bench.sh into a markdown report (results/bench.md) and one JSON
-// file with everything (results/bench.json): for each storage directory and
-// operation, a row per implementation with the best and median bandwidth
-// over the repetitions and the ratio to the best host MPI-IO variant; the
-// collio breakdown; memory per rank; the machine and the command lines.
+// Command benchreport turns the JSON files that collperf, iorbench and
+// patterns wrote with -json during scripts/bench.sh into a markdown report
+// (results/bench.md), one JSON file with everything (results/bench.json)
+// and PNG plots next to the markdown: for each workload (collperf, each
+// IOR case, each pattern), storage directory and operation, a row per
+// implementation with the best and median bandwidth over the repetitions
+// and the ratio to the best host MPI-IO variant of the same table; collio's
+// breakdown per collio variant; memory per rank; with several workloads a
+// summary table of the ratios first; the machine and the command lines.
+// Plots (gonum.org/v1/plot), per storage: bench-bandwidth-<label>.png
+// (grouped bars of every implementation's median MiB/s per workload, write
+// and read) and bench-breakdown-<label>.png (collio variants' phases
+// stacked: plan, request exchange, shuffle, write/read not hidden, RMW).
+// A report of collperf runs only keeps collperf's original layout.
 //
 //	benchreport -in results/raw/20250101-120000 -md results/bench.md -json results/bench.json -cmd "scripts/bench.sh"
 package main
@@ -32,11 +40,18 @@ func main() {
 
 func run(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("benchreport", flag.ContinueOnError)
-	in := fs.String("in", "", "directory of collperf JSON files (and launches.tsv from scripts/bench.sh); required")
+	in := fs.String("in", "", "directory of collperf, iorbench and patterns JSON files (and launches.tsv from scripts/bench.sh); required")
 	md := fs.String("md", "results/bench.md", "markdown report to write (empty: none)")
 	js := fs.String("json", "results/bench.json", "JSON report to write (empty: none)")
 	cmd := fs.String("cmd", "", "the benchmark's command line, shown in the report")
 	quiet := fs.Bool("q", false, "do not print the markdown to stdout")
+	plots := fs.String("plots", "", "directory for the PNG plots (default: the directory of -md; none without -md)")
+	noPlots := fs.Bool("noplots", false, "write no plots")
+	var notes []string
+	fs.Func("note", "a note to print in the report, e.g. a variant the benchmark skipped (repeatable)", func(s string) error {
+		notes = append(notes, s)
+		return nil
+	})
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -61,7 +76,29 @@ func run(args []string, stdout io.Writer) error {
 	rep.Failures = append(bad, rep.Failures...)
 	rep.Generated = time.Now().Format(time.RFC3339)
 	rep.Command = *cmd
+	rep.Notes = notes
 	rep.Machine = probeMachine(runs)
+
+	plotDir := *plots
+	if plotDir == "" && *md != "" {
+		plotDir = filepath.Dir(*md)
+	}
+	if !*noPlots && plotDir != "" && len(rep.Sections) > 0 {
+		names, err := writePlots(rep, plotDir)
+		if err != nil {
+			return fmt.Errorf("plots: %w", err)
+		}
+		// The markdown links them relative to itself.
+		for _, n := range names {
+			ref := filepath.Join(plotDir, n)
+			if *md != "" {
+				if rel, err := filepath.Rel(filepath.Dir(*md), ref); err == nil {
+					ref = rel
+				}
+			}
+			rep.Plots = append(rep.Plots, ref)
+		}
+	}
 
 	var buf bytes.Buffer
 	render(&buf, rep)

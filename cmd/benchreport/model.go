@@ -1,29 +1,36 @@
 package main
 
-// The JSON that collperf -json writes (the fields benchreport reads).
+// The JSON that collperf, iorbench and patterns write with -json (the
+// fields benchreport reads). They share one schema; iorbench and patterns
+// add "workload" and "case" (collperf's runs without them are workload
+// "collperf"), and patterns may tag each result and implementation with
+// its own workload when one launch ran several.
 
 type collperfRun struct {
-	Label   string            `json:"label"`
-	Time    string            `json:"time"`
-	Host    string            `json:"host"`
-	Command []string          `json:"command"`
-	NP      int               `json:"np"`
-	Grid    [3]int            `json:"grid"`
-	Size    [3]int            `json:"size"`
-	Bytes   int64             `json:"bytes"`
-	Dir     string            `json:"dir"`
-	FS      string            `json:"fs"`
-	Hints   map[string]string `json:"hints"`
-	Iters   int               `json:"iters"`
-	Impls   []implInfo        `json:"impls"`
-	Results []result          `json:"results"`
-	Errors  []string          `json:"errors,omitempty"`
-	File    string            `json:"file"` // set by benchreport: where it was read from
+	Workload string            `json:"workload,omitempty"`
+	Case     string            `json:"case,omitempty"`
+	Label    string            `json:"label"`
+	Time     string            `json:"time"`
+	Host     string            `json:"host"`
+	Command  []string          `json:"command"`
+	NP       int               `json:"np"`
+	Grid     [3]int            `json:"grid"`
+	Size     [3]int            `json:"size"`
+	Bytes    int64             `json:"bytes"`
+	Dir      string            `json:"dir"`
+	FS       string            `json:"fs"`
+	Hints    map[string]string `json:"hints"`
+	Iters    int               `json:"iters"`
+	Impls    []implInfo        `json:"impls"`
+	Results  []result          `json:"results"`
+	Errors   []string          `json:"errors,omitempty"`
+	File     string            `json:"file"` // set by benchreport: where it was read from
 }
 
 type implInfo struct {
 	Impl       string            `json:"impl"`
 	Kind       string            `json:"kind"`
+	Workload   string            `json:"workload,omitempty"`
 	MCA        map[string]string `json:"mca,omitempty"`
 	PeakRSSMax int64             `json:"peak_rss_max_bytes"`
 	PeakRSSMin int64             `json:"peak_rss_min_bytes"`
@@ -33,6 +40,8 @@ type implInfo struct {
 type result struct {
 	Impl     string             `json:"impl"`
 	Kind     string             `json:"kind"`
+	Workload string             `json:"workload,omitempty"`
+	Case     string             `json:"case,omitempty"`
 	Op       string             `json:"op"`
 	Iter     int                `json:"iter"`
 	Bytes    int64              `json:"bytes"`
@@ -41,6 +50,7 @@ type result struct {
 	XferMiBs float64            `json:"xfer_mib_s"`
 	TotalMiB float64            `json:"total_mib_s"`
 	Bad      int64              `json:"bad_values"`
+	Verify   string             `json:"verify,omitempty"` // "values", "by read", "read back", "none"; "" in older collperf JSON
 	Alloc    allocStats         `json:"alloc"`
 	Collio   *breakdown         `json:"collio,omitempty"`
 }
@@ -61,6 +71,7 @@ type breakdown struct {
 	Shuffle     float64 `json:"shuffle_s"`
 	IO          float64 `json:"io_s"`
 	RMW         float64 `json:"rmw_s"`
+	IOWait      float64 `json:"io_wait_s"` // io+rmw not hidden behind the exchange (absent in older JSON)
 	Total       float64 `json:"total_s"`
 	MsgsSent    int64   `json:"msgs_sent"`
 	MsgsRecv    int64   `json:"msgs_recv"`

@@ -5,40 +5,6 @@ import (
 	"fmt"
 )
 
-// dimsCreate factors n ranks into a 3-D grid as balanced as possible, the
-// largest dimension first (like MPI_Dims_create).
-func dimsCreate(n int) [3]int {
-	best := [3]int{n, 1, 1}
-	score := func(d [3]int) int { return max(d[0], d[1], d[2]) - min(d[0], d[1], d[2]) }
-	for a := 1; a <= n; a++ {
-		if n%a != 0 {
-			continue
-		}
-		for b := 1; b <= n/a; b++ {
-			if (n/a)%b != 0 {
-				continue
-			}
-			c := n / a / b
-			d := sortDesc([3]int{a, b, c})
-			if score(d) < score(best) {
-				best = d
-			}
-		}
-	}
-	return best
-}
-
-func sortDesc(d [3]int) [3]int {
-	for i := 0; i < 3; i++ {
-		for j := i + 1; j < 3; j++ {
-			if d[j] > d[i] {
-				d[i], d[j] = d[j], d[i]
-			}
-		}
-	}
-	return d
-}
-
 // block is one rank's part of the global array: start and size per dimension.
 type block struct {
 	start, size [3]int

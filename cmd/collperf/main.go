@@ -13,16 +13,16 @@
 //	mpirun -np 4 collperf -impl collio -dir /scratch/tmp -hintfile romio.hints -hint cb_nodes=2 -i 3 -json out.json
 //
 // Hints come from -hints k=v,k=v, -hint k=v and -hintfile path (ROMIO's
-// "key value" lines), in command-line order: a key given again wins.
+// "key value" lines), in command-line order: a key given again wins. Long
+// runs print their progress on rank 0 (operation, share done, elapsed
+// time) unless -q.
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/collio/collio"
+	"github.com/collio/collio/internal/benchutil"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/mpi"
 )
@@ -56,15 +57,15 @@ type config struct {
 
 func main() {
 	cfg, err := parseFlags(os.Args[1:])
-	var help usageError
+	var help benchutil.UsageError
 	switch {
 	case errors.As(err, &help):
-		if launchRank() == 0 {
-			fmt.Print(help.usage)
+		if benchutil.LaunchRank() == 0 {
+			fmt.Print(help.Usage)
 		}
 		os.Exit(0)
 	case err != nil:
-		if launchRank() == 0 {
+		if benchutil.LaunchRank() == 0 {
 			fmt.Fprintf(os.Stderr, "collperf: %v (collperf -h lists the flags)\n", err)
 		}
 		os.Exit(2)
@@ -72,48 +73,16 @@ func main() {
 	os.Exit(run(cfg))
 }
 
-// launchRank is this process's rank as the launcher tells it, before MPI
-// is initialised (0 when unknown), so that only one rank prints flag
-// errors.
-func launchRank() int {
-	for _, k := range []string{"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"} {
-		if r, err := strconv.Atoi(os.Getenv(k)); err == nil {
-			return r
-		}
-	}
-	return 0
-}
-
 func parseFlags(args []string) (config, error) {
 	fs := flag.NewFlagSet("collperf", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are returned, usage printed by main on -h
 	var c config
 	var size, impls string
-	hs := newHintSet()
+	hs := benchutil.NewHintSet()
 	fs.StringVar(&c.dir, "dir", "", "directory for the test file (required; use a parallel file system on a cluster)")
 	fs.StringVar(&size, "size", "256", "global array size: N (N×N×N) or X,Y,Z, in int32 elements")
 	fs.StringVar(&impls, "impl", "collio,mpiio", "comma-separated implementations: collio, mpiio (the host MPI-IO; choose its component with mpirun --mca io/fcoll)")
-	fs.Func("hints", "hints as key=value,key=value (a piece without '=' continues the previous value); given to both implementations", func(s string) error {
-		kvs, err := parseHintList(s)
-		for _, kv := range kvs {
-			hs.set(kv[0], kv[1], "-hints")
-		}
-		return err
-	})
-	fs.Func("hint", "one hint as key=value (repeatable)", func(s string) error {
-		k, v, err := parseHintPair(s)
-		if err == nil {
-			hs.set(k, v, "-hint")
-		}
-		return err
-	})
-	fs.Func("hintfile", "file of hints in ROMIO's format: \"key value\" per line, # comments (repeatable)", func(path string) error {
-		kvs, err := readHintFile(path)
-		for _, kv := range kvs {
-			hs.set(kv[0], kv[1], "-hintfile "+path)
-		}
-		return err
-	})
+	hs.AddFlags(fs)
 	fs.StringVar(&c.jsonPath, "json", "", "also write the results as JSON to this file (rank 0)")
 	fs.StringVar(&c.label, "label", "", "free-form label stored in the JSON (benchmark scripts name the run or storage with it)")
 	fs.BoolVar(&c.keep, "keep", false, "keep the test files")
@@ -127,7 +96,7 @@ func parseFlags(args []string) (config, error) {
 			b.WriteString("usage: mpirun -np N collperf -dir DIR [flags]\n")
 			fs.SetOutput(&b)
 			fs.PrintDefaults()
-			return c, usageError{b.String()}
+			return c, benchutil.UsageError{Usage: b.String()}
 		}
 		return c, err
 	}
@@ -152,35 +121,14 @@ func parseFlags(args []string) (config, error) {
 	if c.size, err = parseSize(size); err != nil {
 		return c, err
 	}
-	if c.impls, err = parseImpls(impls); err != nil {
+	if c.impls, err = benchutil.ParseImpls(impls); err != nil {
 		return c, err
 	}
 	if c.driver != "" && slices.Contains(c.impls, "mpiio") {
 		return c, fmt.Errorf("-driver %s: the host MPI-IO cannot use collio drivers; add -impl collio", c.driver)
 	}
-	c.hints, c.hintSrc = collio.Hints(hs.vals), hs.source
+	c.hints, c.hintSrc = collio.Hints(hs.Vals), hs.Source
 	return c, nil
-}
-
-// usageError is returned for -h: the text to print.
-type usageError struct{ usage string }
-
-func (e usageError) Error() string { return "help requested" }
-
-func parseImpls(s string) ([]string, error) {
-	var out []string
-	for _, name := range strings.Split(s, ",") {
-		switch name = strings.TrimSpace(name); name {
-		case "collio", "mpiio":
-			if slices.Contains(out, name) {
-				return nil, fmt.Errorf("-impl %q: %s given twice (use -i for repetitions)", s, name)
-			}
-			out = append(out, name)
-		default:
-			return nil, fmt.Errorf("-impl %q: %q is not an implementation; allowed: collio, mpiio", s, name)
-		}
-	}
-	return out, nil
 }
 
 func parseSize(s string) ([3]int, error) {
@@ -206,57 +154,26 @@ func parseSize(s string) ([3]int, error) {
 	return g, nil
 }
 
-// hostLabel names the host MPI-IO component selected through Open MPI's
-// MCA environment (mpirun --mca io X --mca fcoll Y sets OMPI_MCA_io and
-// OMPI_MCA_fcoll in every rank): mpiio:ompio/vulcan, mpiio:romio321,
-// mpiio:default when nothing is selected.
-func hostLabel(getenv func(string) string) string {
-	ioc, fcoll := getenv("OMPI_MCA_io"), getenv("OMPI_MCA_fcoll")
-	switch {
-	case ioc == "" && fcoll == "":
-		return "mpiio:default"
-	case strings.Contains(ioc, "romio"):
-		return "mpiio:" + ioc // fcoll is OMPIO's; ROMIO ignores it
-	case ioc == "":
-		return "mpiio:default/" + fcoll
-	case fcoll == "":
-		return "mpiio:" + ioc
-	}
-	return "mpiio:" + ioc + "/" + fcoll
-}
-
 // report is the JSON document (-json).
 type report struct {
-	Label    string            `json:"label,omitempty"`
-	Time     string            `json:"time"`
-	Host     string            `json:"host"` // rank 0's
-	Command  []string          `json:"command"`
-	NP       int               `json:"np"`
-	Grid     [3]int            `json:"grid"`
-	Size     [3]int            `json:"size"`
-	Bytes    int64             `json:"bytes"`
-	Dir      string            `json:"dir"`
-	FS       string            `json:"fs"`
-	Hints    map[string]string `json:"hints"`
-	HintFrom map[string]string `json:"hint_sources,omitempty"`
-	Iters    int               `json:"iters"`
-	Impls    []implInfo        `json:"impls"`
-	Results  []result          `json:"results"`
-	Errors   []string          `json:"errors,omitempty"`
-}
-
-// implInfo is what is measured once per implementation: peak RSS per rank
-// (max and min over ranks) and the effective hints.
-type implInfo struct {
-	Impl       string            `json:"impl"`
-	Kind       string            `json:"kind"`
-	MCA        map[string]string `json:"mca,omitempty"`
-	PeakRSSMax int64             `json:"peak_rss_max_bytes"` // VmHWM; -1 unknown
-	PeakRSSMin int64             `json:"peak_rss_min_bytes"`
-	// RSSReset tells whether the peak was reset before this
-	// implementation ran; if not, it covers the process since its start.
-	RSSReset       bool              `json:"peak_rss_reset"`
-	EffectiveHints map[string]string `json:"effective_hints,omitempty"`
+	Workload string               `json:"workload"` // "collperf"
+	Case     string               `json:"case"`     // the array, e.g. "256×256×256 int32"
+	Label    string               `json:"label,omitempty"`
+	Time     string               `json:"time"`
+	Host     string               `json:"host"` // rank 0's
+	Command  []string             `json:"command"`
+	NP       int                  `json:"np"`
+	Grid     [3]int               `json:"grid"`
+	Size     [3]int               `json:"size"`
+	Bytes    int64                `json:"bytes"`
+	Dir      string               `json:"dir"`
+	FS       string               `json:"fs"`
+	Hints    map[string]string    `json:"hints"`
+	HintFrom map[string]string    `json:"hint_sources,omitempty"`
+	Iters    int                  `json:"iters"`
+	Impls    []benchutil.ImplInfo `json:"impls"`
+	Results  []benchutil.Result   `json:"results"`
+	Errors   []string             `json:"errors,omitempty"`
 }
 
 func run(cfg config) int {
@@ -267,7 +184,7 @@ func run(cfg config) int {
 	}
 	defer collio.Finalize()
 	rank, np := world.Rank(), world.Size()
-	grid := dimsCreate(np)
+	grid := benchutil.DimsCreate(np)
 	blk, err := decompose(cfg.size, grid, rank)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "collperf:", err)
@@ -275,8 +192,9 @@ func run(cfg config) int {
 	}
 	total := int64(cfg.size[0]) * int64(cfg.size[1]) * int64(cfg.size[2]) * 4
 	rep := report{
+		Workload: "collperf", Case: fmt.Sprintf("%d×%d×%d int32", cfg.size[0], cfg.size[1], cfg.size[2]),
 		Label: cfg.label, Time: time.Now().Format(time.RFC3339), Command: os.Args,
-		NP: np, Grid: grid, Size: cfg.size, Bytes: total, Dir: cfg.dir, FS: fsType(cfg.dir),
+		NP: np, Grid: grid, Size: cfg.size, Bytes: total, Dir: cfg.dir, FS: benchutil.FSType(cfg.dir),
 		Hints: cfg.hints, HintFrom: cfg.hintSrc, Iters: cfg.iters,
 	}
 	rep.Host, _ = os.Hostname()
@@ -301,14 +219,18 @@ func run(cfg config) int {
 		fmt.Printf("collperf: %d ranks, array %dx%dx%d int32 = %.1f MiB, grid %dx%dx%d, %d repetition(s), dir %s (%s)\n",
 			np, cfg.size[0], cfg.size[1], cfg.size[2], float64(total)/(1<<20), grid[0], grid[1], grid[2], cfg.iters, rep.Dir, rep.FS)
 		if len(cfg.hints) > 0 {
-			fmt.Printf("collperf: hints %s\n", formatHints(cfg.hints))
+			fmt.Printf("collperf: hints %s\n", benchutil.FormatHints(cfg.hints))
 		}
 	}
 	buf := make([]byte, 4*blk.elements())
 	failed := false
+	// Progress on rank 0 for long runs: the operation under way and the
+	// share of the writes and reads done.
+	prog := benchutil.NewProgress("collperf", rank == 0 && !cfg.quiet)
+	done, steps := int64(0), int64(2*cfg.iters*len(cfg.impls))
 	for _, kind := range cfg.impls {
 		path := filepath.Join(cfg.dir, "collperf."+kind)
-		info := implInfo{Impl: kind, Kind: kind}
+		info := benchutil.ImplInfo{Impl: kind, Kind: kind, Workload: "collperf"}
 		var w workload
 		switch kind {
 		case "collio":
@@ -319,20 +241,19 @@ func run(cfg config) int {
 			w = &collioWorkload{comm: world, hints: cfg.hints}
 		case "mpiio":
 			w = &hostWorkload{comm: mpi.World(), hints: cfg.hints}
-			info.Impl = hostLabel(os.Getenv)
-			info.MCA = map[string]string{}
-			for _, k := range []string{"io", "fcoll", "fbtl", "fs", "sharedfp"} {
-				if v := os.Getenv("OMPI_MCA_" + k); v != "" {
-					info.MCA[k] = v
-				}
-			}
+			info.Impl = benchutil.HostLabel(os.Getenv)
+			info.MCA = benchutil.HostMCA(os.Getenv)
 		}
-		reset := resetPeakRSS()
+		reset := benchutil.ResetPeakRSS()
 		for it := 1; it <= cfg.iters; it++ {
-			rs, err := measure(world, w, op{impl: info.Impl, kind: kind, iter: it}, path, cfg.size, blk, total, buf)
+			o := op{impl: info.Impl, kind: kind, iter: it, progress: func(phase string) {
+				prog.Update(fmt.Sprintf("%s %s rep %d/%d", info.Impl, phase, it, cfg.iters), done, steps)
+				done++
+			}}
+			rs, err := measure(world, w, o, path, cfg.size, blk, total, buf)
 			for _, r := range rs {
-				if r.info != nil && info.EffectiveHints == nil {
-					info.EffectiveHints = r.info
+				if r.Info != nil && info.EffectiveHints == nil {
+					info.EffectiveHints = r.Info
 				}
 			}
 			rep.Results = append(rep.Results, rs...)
@@ -346,32 +267,30 @@ func run(cfg config) int {
 				break
 			}
 		}
-		// Peak RSS: max and min over ranks (min as -max(-x)); the reset
-		// flag is true only if every rank could reset.
-		rss := peakRSS()
-		okReset := int64(0)
-		if reset {
-			okReset = 1
-		}
-		mx := []int64{rss, -rss, -okReset}
-		if err := world.AllreduceInt64(mx, mx, comm.OpMax); err != nil {
+		// Peak RSS: max and min over ranks; the reset flag is true only
+		// if every rank could reset.
+		if info.PeakRSSMax, info.PeakRSSMin, info.RSSReset, err = benchutil.PeakRSSOver(world, reset); err != nil {
 			fmt.Fprintln(os.Stderr, "collperf:", err)
 			return 1
 		}
-		info.PeakRSSMax, info.PeakRSSMin, info.RSSReset = mx[0], -mx[1], mx[2] == -1
 		rep.Impls = append(rep.Impls, info)
 		if !cfg.keep && rank == 0 {
-			os.Remove(path)
+			if kind == "collio" {
+				collio.Delete(path) // with its driver prefix (sim keeps side files)
+			} else {
+				os.Remove(path)
+			}
 		}
 	}
+	prog.Done()
 	if rank == 0 {
 		if !cfg.quiet {
-			printTable(os.Stdout, rep.Results)
-			printBreakdown(os.Stdout, rep.Results)
-			printMemory(os.Stdout, rep.Impls, rep.Results)
+			benchutil.PrintTable(os.Stdout, rep.Results)
+			benchutil.PrintBreakdown(os.Stdout, rep.Results)
+			benchutil.PrintMemory(os.Stdout, rep.Impls, rep.Results)
 		}
 		if cfg.jsonPath != "" {
-			if err := writeJSON(cfg.jsonPath, rep); err != nil {
+			if err := benchutil.WriteJSON(cfg.jsonPath, rep); err != nil {
 				fmt.Fprintln(os.Stderr, "collperf:", err)
 				failed = true
 			}
@@ -381,21 +300,4 @@ func run(cfg config) int {
 		return 1
 	}
 	return 0
-}
-
-func formatHints(h map[string]string) string {
-	keys := slices.Sorted(maps.Keys(h))
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + "=" + h[k]
-	}
-	return strings.Join(parts, " ")
-}
-
-func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
 }

@@ -1,4 +1,4 @@
-package main
+package benchutil
 
 import (
 	"fmt"
@@ -7,35 +7,28 @@ import (
 	"text/tabwriter"
 )
 
-// printTable prints one line per implementation, operation and
+// PrintTable prints one line per implementation, operation and
 // repetition: bandwidth of the transfer alone and of the whole
 // open-to-close sequence, then the slowest rank's seconds in each phase.
-func printTable(w io.Writer, results []result) {
+func PrintTable(w io.Writer, results []Result) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "impl\top\trep\tMiB/s xfer\tMiB/s total\t%s\tverified\t\n", strings.Join(phaseNames, "\t"))
+	fmt.Fprintf(tw, "impl\top\trep\tMiB/s xfer\tMiB/s total\t%s\tverified\t\n", strings.Join(PhaseNames, "\t"))
 	for _, r := range results {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f\t%.1f\t", r.Impl, r.Op, r.Iter, r.XferMiBs, r.TotalMiB)
-		for _, p := range phaseNames {
+		for _, p := range PhaseNames {
 			fmt.Fprintf(tw, "%.4f\t", r.Seconds[p])
 		}
-		v := "-"
-		if r.Op == "read" {
-			v = "ok"
-			if r.Bad > 0 {
-				v = fmt.Sprintf("%d bad", r.Bad)
-			}
-		}
-		fmt.Fprintf(tw, "%s\t\n", v)
+		fmt.Fprintf(tw, "%s\t\n", VerifiedText(r))
 	}
 	tw.Flush()
-	fmt.Fprintln(w, "(seconds per phase are the slowest rank's; xfer = write_all or read_all)")
+	fmt.Fprintln(w, "(seconds per phase are the slowest rank's; xfer = the write_all/read_all calls, or their independent forms)")
 }
 
-// printBreakdown prints collio's own account of each collective call: the
+// PrintBreakdown prints collio's own account of each collective call: the
 // strategy and why, rounds, aggregators, and the slowest rank's seconds in
 // each phase of the call; messages and bytes summed over ranks.
-func printBreakdown(w io.Writer, results []result) {
-	var rows []result
+func PrintBreakdown(w io.Writer, results []Result) {
+	var rows []Result
 	for _, r := range results {
 		if r.Collio != nil {
 			rows = append(rows, r)
@@ -46,27 +39,28 @@ func printBreakdown(w io.Writer, results []result) {
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "collio call\trep\tstrategy (reason)\t\t\tplan\texchange\tshuffle\tio\trmw\ttotal\tmsgs\tMiB sent\t\n")
+	fmt.Fprintf(tw, "collio call\trep\tstrategy (reason)\t\t\tplan\texchange\tshuffle\tio\trmw\tnot hidden\ttotal\tmsgs\tMiB sent\t\n")
 	for _, r := range rows {
 		c := r.Collio
-		fmt.Fprintf(tw, "collio %s\t%d\t%s\trounds=%d\taggs=%d\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%d\t%.1f\t\n",
-			r.Op, r.Iter, strategyText(c), c.Rounds, c.Aggregators, c.Plan, c.Exchange, c.Shuffle, c.IO, c.RMW, c.Total,
+		fmt.Fprintf(tw, "%s %s\t%d\t%s\trounds=%d\taggs=%d\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%d\t%.1f\t\n",
+			r.Impl, r.Op, r.Iter, strategyText(c), c.Rounds, c.Aggregators, c.Plan, c.Exchange, c.Shuffle, c.IO, c.RMW, c.IOWait, c.Total,
 			c.MsgsSent, float64(c.BytesSent)/(1<<20))
 	}
 	tw.Flush()
-	fmt.Fprintln(w, "(collio.Stats of each call: seconds are the slowest rank's, messages and bytes the sum over ranks)")
+	fmt.Fprintln(w, "(collio.Stats, summed over the calls of each operation: seconds are the slowest rank's, messages and bytes the")
+	fmt.Fprintln(w, " sum over ranks; not hidden = the part of io+rmw the ranks waited for)")
 }
 
-func strategyText(c *breakdown) string {
+func strategyText(c *Breakdown) string {
 	if c.Reason == "" {
 		return c.Strategy
 	}
 	return c.Strategy + " (" + c.Reason + ")"
 }
 
-// printMemory prints peak RSS per rank for each implementation and the Go
+// PrintMemory prints peak RSS per rank for each implementation and the Go
 // heap allocated during each transfer, split into aggregators and others.
-func printMemory(w io.Writer, impls []implInfo, results []result) {
+func PrintMemory(w io.Writer, impls []ImplInfo, results []Result) {
 	if len(impls) == 0 {
 		return
 	}
@@ -95,4 +89,23 @@ func mib(b int64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.2f", float64(b)/(1<<20))
+}
+
+// VerifiedText says how a result's data were checked, for tables.
+func VerifiedText(r Result) string {
+	switch {
+	case r.Bad > 0:
+		return fmt.Sprintf("%d bad", r.Bad)
+	case r.Verify == VerifyValues:
+		return "ok"
+	case r.Verify == VerifyReadBack:
+		return "ok (read back)"
+	case r.Verify == VerifyByRead:
+		return "(by read)"
+	case r.Verify == VerifyNone:
+		return "not checked"
+	case r.Op == "read":
+		return "ok"
+	}
+	return "-"
 }
