@@ -12,6 +12,7 @@ import (
 	"github.com/collio/collio/driver"
 	"github.com/collio/collio/driver/ufs"
 	"github.com/collio/collio/internal/comm"
+	"github.com/collio/collio/internal/reftest"
 	"github.com/collio/collio/layout"
 	"github.com/collio/collio/metrics"
 	"github.com/collio/collio/twophase"
@@ -24,45 +25,6 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
-}
-
-// fileOffsets returns the file offset of each data byte of an access, by
-// expanding the filetype tile by tile (independent of layout.Stream).
-func fileOffsets(a twophase.Access) []int64 {
-	var out []int64
-	skip := a.DataStart
-	for tile := int64(0); int64(len(out)) < a.Size; tile++ {
-		for bo, bl := range a.Filetype.Blocks() {
-			for k := int64(0); k < bl && int64(len(out)) < a.Size; k++ {
-				if skip > 0 {
-					skip--
-					continue
-				}
-				out = append(out, a.Disp+tile*a.Filetype.Extent()+bo+k)
-			}
-		}
-	}
-	return out
-}
-
-// memOffsets returns the buffer offset of each data byte.
-func memOffsets(a twophase.Access) []int64 {
-	if a.MemType == nil {
-		out := make([]int64, a.Size)
-		for i := range out {
-			out[i] = int64(i)
-		}
-		return out
-	}
-	var out []int64
-	for k := int64(0); k < a.Count; k++ {
-		for bo, bl := range a.MemType.Blocks() {
-			for i := int64(0); i < bl; i++ {
-				out = append(out, k*a.MemType.Extent()+bo+i)
-			}
-		}
-	}
-	return out[:a.Size]
 }
 
 type rankCase struct {
@@ -614,4 +576,12 @@ func TestLocalError(t *testing.T) {
 		got, _ := os.ReadFile(path)
 		require.Equal(t, want, got)
 	}
+}
+
+// The reference: where each data byte goes, from the layouts alone.
+func fileOffsets(a twophase.Access) []int64 { return reftest.FileOffsets(ref(a)) }
+func memOffsets(a twophase.Access) []int64  { return reftest.MemOffsets(ref(a)) }
+
+func ref(a twophase.Access) reftest.Access {
+	return reftest.Access{Disp: a.Disp, Filetype: a.Filetype, DataStart: a.DataStart, Size: a.Size, MemType: a.MemType, Count: a.Count}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/collio/collio/driver"
 	"github.com/collio/collio/internal/comm"
+	"github.com/collio/collio/internal/reftest"
 	"github.com/collio/collio/layout"
 	"github.com/collio/collio/metrics"
 	"github.com/collio/collio/topo"
@@ -22,46 +23,6 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
-}
-
-// fileOffsets lists, for each data byte of an access, its file offset, by
-// expanding the filetype's blocks tile by tile (independent of the streams
-// the code under test walks).
-func fileOffsets(a twophase.Access) []int64 {
-	var out []int64
-	skip := a.DataStart
-	for tile := int64(0); int64(len(out)) < a.Size; tile++ {
-		for bo, bl := range a.Filetype.Blocks() {
-			for k := int64(0); k < bl && int64(len(out)) < a.Size; k++ {
-				if skip > 0 {
-					skip--
-					continue
-				}
-				out = append(out, a.Disp+tile*a.Filetype.Extent()+bo+k)
-			}
-		}
-	}
-	return out
-}
-
-// memOffsets lists, for each data byte, its offset in the buffer.
-func memOffsets(a twophase.Access) []int64 {
-	if a.MemType == nil {
-		out := make([]int64, a.Size)
-		for i := range out {
-			out[i] = int64(i)
-		}
-		return out
-	}
-	var out []int64
-	for k := int64(0); k < a.Count; k++ {
-		for bo, bl := range a.MemType.Blocks() {
-			for i := int64(0); i < bl; i++ {
-				out = append(out, k*a.MemType.Extent()+bo+i)
-			}
-		}
-	}
-	return out
 }
 
 type rankCase struct {
@@ -547,4 +508,12 @@ func TestTrafficStaysOnNode(t *testing.T) {
 	for _, g := range []int{0, 9, 18} {
 		require.LessOrEqual(t, k.SnapshotRank(g)[PhaseLayer2].MsgsRecv, int64(2*len(cfg.Local.Aggs)))
 	}
+}
+
+// The reference: where each data byte goes, from the layouts alone.
+func fileOffsets(a twophase.Access) []int64 { return reftest.FileOffsets(ref(a)) }
+func memOffsets(a twophase.Access) []int64  { return reftest.MemOffsets(ref(a)) }
+
+func ref(a twophase.Access) reftest.Access {
+	return reftest.Access{Disp: a.Disp, Filetype: a.Filetype, DataStart: a.DataStart, Size: a.Size, MemType: a.MemType, Count: a.Count}
 }
