@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/collio/collio/cache"
 	"github.com/collio/collio/hints"
 	"github.com/collio/collio/internal/agree"
 	"github.com/collio/collio/internal/ioerr"
@@ -55,9 +56,14 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 	off := offset()
 	v := f.View()
 	c := &call{f: f, op: op, view: v, access: a, off: off}
-	ranges, err := f.enter(op, v, a, off, f.checkTransfer(op, v, a, off, write))
+	ranges, pending, err := f.enter(op, v, a, off, f.checkTransfer(op, v, a, off, write))
 	if err != nil {
 		return 0, err
+	}
+	if pending != nil {
+		if err := f.drainCached(op, ranges, pending); err != nil {
+			return 0, err
+		}
 	}
 	c.ranges = ranges
 	// Every rank evaluates the table on the same inputs: no agreement needed.
@@ -96,8 +102,9 @@ var opCodes = map[string]int64{"write_at_all": 1, "read_at_all": 2, "write_all":
 // any rank's arguments were bad (then all return that rank's error),
 // whether all ranks are in the same call (operation and call number; a
 // mismatch is ErrNotSame, a rank that never joins a timeout instead of a
-// hang), and the file range [start, end) each rank accesses.
-func (f *File) enter(op string, v View, a Access, off int64, local error) ([]twophase.Range, error) {
+// hang), the file range [start, end) each rank accesses and, with the
+// E10 cache, the range of each rank's data not copied yet (pending).
+func (f *File) enter(op string, v View, a Access, off int64, local error) (ranges, pending []twophase.Range, err error) {
 	defer metrics.Timer(&f.last.Plan)()
 	var mine twophase.Range
 	if local == nil && a.Size() > 0 {
@@ -108,11 +115,14 @@ func (f *File) enter(op string, v View, a Access, off int64, local error) ([]two
 		mine = twophase.Range{Start: s, End: e}
 	}
 	f.seq++
-	rec := []int64{opCodes[op], f.seq, mine.Start, mine.End, 0}
+	rec := []int64{opCodes[op], f.seq, mine.Start, mine.End, 0, 0, 0}
 	if local != nil {
 		rec[4] = 1
 	}
-	const width = 5
+	if f.cached && f.f != nil {
+		rec[5], rec[6] = cache.Pending(f.f)
+	}
+	const width = 7
 	send := make([]byte, 8*width)
 	for i, x := range rec {
 		binary.LittleEndian.PutUint64(send[8*i:], uint64(x))
@@ -121,7 +131,7 @@ func (f *File) enter(op string, v View, a Access, off int64, local error) ([]two
 	timeout := time.Duration(f.hints.Int(hints.CollioCollectiveTimeout)) * time.Second
 	if err := agree.AllgatherWithin(f.comm, send, all, timeout, op); err != nil {
 		f.broken = ioerr.Wrap(err, op, f.path, f.rank())
-		return nil, f.broken
+		return nil, nil, f.broken
 	}
 	field := func(r, i int) int64 { return int64(binary.LittleEndian.Uint64(all[8*(width*r+i):])) }
 	failed := false
@@ -129,19 +139,58 @@ func (f *File) enter(op string, v View, a Access, off int64, local error) ([]two
 		failed = failed || field(r, 4) != 0
 	}
 	if failed {
-		return nil, f.agree(op, local)
+		return nil, nil, f.agree(op, local)
 	}
-	ranges := make([]twophase.Range, f.comm.Size())
+	ranges = make([]twophase.Range, f.comm.Size())
 	for r := range ranges {
 		if field(r, 0) != field(0, 0) || field(r, 1) != field(0, 1) {
 			// Worded from rank 0's side so every rank reports the same.
-			return nil, &ioerr.Error{Class: ioerr.ErrNotSame, Op: opName(field(0, 0)), Path: f.path, Rank: -1,
+			return nil, nil, &ioerr.Error{Class: ioerr.ErrNotSame, Op: opName(field(0, 0)), Path: f.path, Rank: -1,
 				Msg: fmt.Sprintf("ranks are in different collective calls: rank 0 is in %s (call %d), rank %d in %s (call %d)",
 					opName(field(0, 0)), field(0, 1), r, opName(field(r, 0)), field(r, 1))}
 		}
 		ranges[r] = twophase.Range{Start: field(r, 2), End: field(r, 3)}
 	}
-	return ranges, nil
+	if f.cached {
+		pending = make([]twophase.Range, f.comm.Size())
+		for r := range pending {
+			pending[r] = twophase.Range{Start: field(r, 5), End: field(r, 6)}
+		}
+	}
+	return ranges, pending, nil
+}
+
+// drainCached makes the global file current over the range of this call
+// when some rank's E10 cache still holds data there (pending: every
+// rank's bounds of such data). This call's aggregators may not be the
+// ranks that cached it: they read the global file, and their own cached
+// writes could be copied before the older ones. Every rank decides on the
+// same inputs; ranks holding data of the range copy it; the agreement
+// that follows is the barrier, and a failed copy is the call's error on
+// every rank. Calls over ranges nobody's cache holds cost nothing.
+func (f *File) drainCached(op string, ranges, pending []twophase.Range) error {
+	lo, hi := int64(0), int64(0)
+	for _, r := range ranges {
+		if r.End > r.Start {
+			if hi == lo {
+				lo, hi = r.Start, r.End
+			}
+			lo, hi = min(lo, r.Start), max(hi, r.End)
+		}
+	}
+	need := false
+	for _, p := range pending {
+		need = need || (p.End > p.Start && p.Start < hi && lo < p.End)
+	}
+	if !need {
+		return nil
+	}
+	defer metrics.Timer(&f.last.CacheDrain)()
+	var err error
+	if p := pending[f.rank()]; p.End > p.Start && p.Start < hi && lo < p.End {
+		err = cache.DrainRange(f.f, lo, hi)
+	}
+	return f.agree(op, err)
 }
 
 func opName(code int64) string {

@@ -57,6 +57,7 @@ type extent struct {
 	span
 	first, last uint64 // journal seqs of the writes it holds
 	locks       []span // coherent locks to release once copied
+	err         error  // why the last copy failed (in failed)
 }
 
 var _ driver.File = (*File)(nil)
@@ -428,6 +429,7 @@ func (c *File) worker() {
 		c.mu.Lock()
 		c.inflight = slices.DeleteFunc(c.inflight, func(x *extent) bool { return x == e })
 		if err != nil {
+			e.err = err
 			c.failed = append(c.failed, e)
 			c.errs = append(c.errs, err)
 		}
@@ -687,20 +689,85 @@ func (c *File) Drain() {
 	c.mu.Unlock()
 }
 
-// Overlaps reports whether f is (over) a cache File holding data not yet
-// copied to the global file inside [start, end). Before a collective
-// write whose aggregators may differ from the previous one's, adio can
-// agree on it and Drain every rank: another aggregator's read-modify-write
-// reads the global file, not this rank's cache.
-func Overlaps(f driver.File, start, end int64) bool {
+// DrainRange copies what the cache holds inside [start, end), whatever
+// the policy, and waits for those copies. Extents whose copy failed
+// before are retried. If data of the range is still only in the cache
+// afterwards, the copy error is returned (and, as always, reported again
+// by the next Sync or Close).
+//
+// adio calls it before a collective transfer over a range some rank's
+// cache holds: that call's aggregators may differ from the ones that
+// cached the data, and they read, and write, the global file; without
+// the drain a collective read could see stale bytes and an older cached
+// extent could be copied over a newer write.
+func (c *File) DrainRange(start, end int64) error {
+	began := time.Now()
+	s := span{start, end}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !overlapsAny(c.held, s) && !overlapsAny(c.queue, s) && !overlapsAny(c.inflight, s) && !overlapsAny(c.failed, s) {
+		return nil
+	}
+	moved := false
+	for _, list := range []*[]*extent{&c.failed, &c.held} {
+		kept := (*list)[:0]
+		for _, e := range *list {
+			if e.overlaps(s) {
+				c.queue = append(c.queue, e)
+				moved = true
+			} else {
+				kept = append(kept, e)
+			}
+		}
+		clear((*list)[len(kept):])
+		*list = kept
+	}
+	if moved {
+		c.cond.Broadcast()
+	}
+	for overlapsAny(c.queue, s) || overlapsAny(c.inflight, s) {
+		c.cond.Wait()
+	}
+	c.record(Stats{DrainWait: time.Since(began), Drains: 1})
+	for _, e := range c.failed {
+		if e.overlaps(s) {
+			return e.err
+		}
+	}
+	return nil
+}
+
+// Pending returns the bounds [start, end) of the data f's cache holds
+// that is not copied to the global file yet; start == end when there is
+// none or f is not (over) a cache File.
+func Pending(f driver.File) (start, end int64) {
 	c := fileOf(f)
 	if c == nil {
-		return false
+		return 0, 0
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	parts, _ := c.cachedLocked(span{start, end})
-	return len(parts) > 0
+	first := true
+	for _, l := range [][]*extent{c.held, c.queue, c.inflight, c.failed} {
+		for _, e := range l {
+			if first || e.start < start {
+				start = e.start
+			}
+			if first || e.end > end {
+				end = e.end
+			}
+			first = false
+		}
+	}
+	return start, end
+}
+
+// DrainRange drains [start, end) of f if it is (over) a cache File.
+func DrainRange(f driver.File, start, end int64) error {
+	if c := fileOf(f); c != nil {
+		return c.DrainRange(start, end)
+	}
+	return nil
 }
 
 // Drain drains f if it is (over) a cache File.

@@ -8,9 +8,10 @@ import (
 )
 
 // Stats are a cache's counters. The not-hidden part of the copy (the
-// paper's not_hidden_sync) is SyncWait + CloseWait + FinalWait: the time
-// Sync, Close and the waits for deferred closes blocked for copies that
-// had not finished in the background.
+// paper's not_hidden_sync) is SyncWait + CloseWait + FinalWait + DrainWait: the
+// time Sync, Close, the waits for deferred closes and collective calls
+// over cached ranges blocked for copies that had not finished in the
+// background.
 type Stats struct {
 	CachedBytes int64         // bytes written to the cache file
 	CopiedBytes int64         // bytes copied to the global file
@@ -21,13 +22,19 @@ type Stats struct {
 	Syncs       int64
 	CloseWait   time.Duration // Close waiting for copies (in the background for a deferred close)
 	FinalWait   time.Duration // WaitPath/WaitAll waiting for deferred closes (process totals only)
+	// DrainWait is the time collective calls waited for copies of ranges
+	// they were about to read or write (DrainRange), in Drains calls.
+	DrainWait time.Duration
+	Drains    int64
 	// Fallback: a write could not use the cache (reservation or cache
 	// write failed) and this rank wrote the global file directly since.
 	Fallback bool
 }
 
 // NotHidden is the copy time the application waited for.
-func (s Stats) NotHidden() time.Duration { return s.SyncWait + s.CloseWait + s.FinalWait }
+func (s Stats) NotHidden() time.Duration {
+	return s.SyncWait + s.CloseWait + s.FinalWait + s.DrainWait
+}
 
 func (s *Stats) add(o Stats) {
 	s.CachedBytes += o.CachedBytes
@@ -39,6 +46,8 @@ func (s *Stats) add(o Stats) {
 	s.Syncs += o.Syncs
 	s.CloseWait += o.CloseWait
 	s.FinalWait += o.FinalWait
+	s.DrainWait += o.DrainWait
+	s.Drains += o.Drains
 	s.Fallback = s.Fallback || o.Fallback
 }
 

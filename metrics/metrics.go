@@ -30,7 +30,10 @@ type Call struct {
 	// file I/O runs behind the next round's exchange, and only what was not
 	// hidden counts here; without overlap it equals IO+RMW.
 	IOWait time.Duration `json:"io_wait_ns"`
-	Total  time.Duration `json:"total_ns"` // the whole call
+	// CacheDrain is the time spent making the global file current over
+	// the call's range first, when an E10 cache held data there.
+	CacheDrain time.Duration `json:"cache_drain_ns"`
+	Total      time.Duration `json:"total_ns"` // the whole call
 
 	MsgsSent  int64 `json:"msgs_sent"`
 	MsgsRecv  int64 `json:"msgs_recv"`
@@ -50,6 +53,7 @@ func (c *Call) Add(o Call) {
 	c.IO += o.IO
 	c.RMW += o.RMW
 	c.IOWait += o.IOWait
+	c.CacheDrain += o.CacheDrain
 	c.Total += o.Total
 	c.MsgsSent += o.MsgsSent
 	c.MsgsRecv += o.MsgsRecv
