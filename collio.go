@@ -19,6 +19,7 @@ import (
 	"io"
 
 	"github.com/collio/collio/adio"
+	"github.com/collio/collio/cache"
 	_ "github.com/collio/collio/driver/beegfs" // beegfs: stripe info and layout through BeeGFS ioctls
 	_ "github.com/collio/collio/driver/faulty" // faulty: fault injection
 	_ "github.com/collio/collio/driver/lustre" // lustre: striping through LL_IOC_LOV_*STRIPE
@@ -211,6 +212,16 @@ type Stats = metrics.Call
 // Stats returns this rank's metrics of the last collective call and the
 // totals since open.
 func (f *File) Stats() (last, total Stats) { return f.f.Stats() }
+
+// CacheStats are the counters of a rank's E10 node-local cache: bytes
+// cached and copied, copy errors, and the time Sync, Close and collective
+// calls waited for copies (NotHidden: the paper's not_hidden_sync).
+type CacheStats = cache.Stats
+
+// CacheStats returns this rank's E10 cache counters; false when the file
+// has no cache on this rank (e10_cache=disable, read-only, or the cache
+// could not be opened).
+func (f *File) CacheStats() (CacheStats, bool) { return f.f.CacheStats() }
 
 // Aggregators returns the ranks that do collective buffering for this
 // file, in file-domain order (cb_nodes, cb_config_list).

@@ -19,6 +19,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"testing"
@@ -563,7 +564,13 @@ func (e *equalityRun) write(f *collio.File, lo, hi int, collective bool) (int64,
 
 func (e *equalityRun) writeCollio(v writeVariant) {
 	t, c, sh := e.t, e.c, e.sh
-	f, err := collio.Open(c, e.paths[v.name], v.mode, v.hints)
+	hints, cacheDir := v.hints, ""
+	if v.hints["e10_cache"] != "" {
+		cacheDir = e.paths[v.name] + ".cache"
+		hints = maps.Clone(v.hints)
+		hints["e10_cache_path"] = cacheDir
+	}
+	f, err := collio.Open(c, e.paths[v.name], v.mode, hints)
 	together(t, c, err, "%s: open", v.name)
 	err = f.SetView(sh.disp, e.etL, e.ftL, nil)
 	if err == nil && v.atomic {
@@ -594,11 +601,47 @@ func (e *equalityRun) writeCollio(v writeVariant) {
 	if err == nil && v.collective {
 		err = e.checkWriteStats(f, last, v)
 	}
+	cs, cached := f.CacheStats()
+	if err == nil && cacheDir != "" && !cached {
+		err = fmt.Errorf("rank %d has no E10 cache", c.Rank())
+	}
 	cerr := f.Close()
 	together(t, c, errors.Join(err, cerr), "%s: write", v.name)
 	if v.collective {
 		e.checkRMW(last, v)
 	}
+	if cacheDir != "" {
+		e.checkCacheUsed(v.name, cacheDir, cs)
+	}
+}
+
+// checkCacheUsed checks that the E10 cache took every byte the ranks
+// wrote (more with read-modify-write) and copied it, and that nothing is
+// left in the cache directory after close (discard on success).
+func (e *equalityRun) checkCacheUsed(name, dir string, s collio.CacheStats) {
+	t, c := e.t, e.c
+	if v, ok := e.variant(name); ok && v.hints["e10_cache_deferred_close"] == "enable" {
+		together(t, c, collio.WaitClosed(e.paths[name]), "%s: waiting for the deferred close", name)
+	}
+	cached := sumInt64(t, c, s.CachedBytes)
+	if cached < e.total {
+		t.Errorf("%s: the caches took %d bytes, the ranks wrote %d", name, cached, e.total)
+	}
+	if c.Rank() == 0 {
+		if es, err := os.ReadDir(dir); err == nil && len(es) > 0 {
+			t.Errorf("%s: %d files left in the cache directory after close", name, len(es))
+		}
+	}
+	checkpoint(t, c)
+}
+
+func (e *equalityRun) variant(name string) (writeVariant, bool) {
+	for _, v := range e.vars {
+		if v.name == name {
+			return v, true
+		}
+	}
+	return writeVariant{}, false
 }
 
 func (e *equalityRun) writeHost() {

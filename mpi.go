@@ -43,6 +43,17 @@ func Finalize() error {
 	return nil
 }
 
+// WaitClosed waits until this process's deferred closes of path
+// (e10_cache_deferred_close) have copied their caches to the file, and
+// returns their errors. It is not collective; the next Open of path and
+// Finalize wait the same way.
+func WaitClosed(path string) error {
+	if err := cache.WaitPath(path); err != nil {
+		return ioerr.Wrap(err, "close", path, -1)
+	}
+	return nil
+}
+
 // World returns MPI_COMM_WORLD, initialising MPI if needed.
 func World() (Comm, error) {
 	if err := Init(); err != nil {

@@ -78,9 +78,37 @@ func variantsFor(shape string, p int) []writeVariant {
 			aggs: min(2, p), hints: cbHints("collio_strategy", "tam", "collio_node_size", "2", "cb_config_list", "*:1", "cb_buffer_size", "64")},
 		writeVariant{name: "seg-static-overwrite", mode: rw, collective: true, strategy: "static", readBack: true,
 			overwrite: true, aggs: 1, noRMW: true, hints: cbHints("collio_strategy", "static", "cb_nodes", "1", "cb_buffer_size", "64")})
+	// The E10 cache (writeCollio adds e10_cache_path): each flush policy,
+	// 1..4 copy workers, small copy chunks; read back collectively before
+	// anything was synced only where the file stays open (2calls).
+	vs = append(vs,
+		writeVariant{name: "e10-tp", mode: rw, collective: true, strategy: stratTwoPhase, readBack: true,
+			aggs: min(2, p), cbBuf: 1000, hints: cbHints("cb_nodes", "2", "cb_buffer_size", "1000",
+				"e10_cache", "enable", "e10_cache_threads", "3", "ind_wr_buffer_size", "100")},
+		writeVariant{name: "e10-dynamic-onclose", mode: rw, collective: true, strategy: "dynamic", readBack: true,
+			noRMW: true, hints: cbHints("collio_strategy", "dynamic", "cb_nodes", "2", "cb_buffer_size", "1000",
+				"e10_cache", "enable", "e10_cache_flush_flag", "flush_onclose")},
+		writeVariant{name: "e10-indep-none", mode: rw, collective: true, strategy: stratIndependent, readBack: true,
+			hints: collio.Hints{"romio_cb_write": "disable", "romio_cb_read": "disable",
+				"e10_cache": "enable", "e10_cache_flush_flag": "flush_none", "e10_cache_threads": "2"}},
+		writeVariant{name: "e10-coherent-2calls", mode: rw, collective: true, twoWrites: true, strategy: stratTwoPhase,
+			readBack: true, aggs: p, hints: cbHints("cb_nodes", strconv.Itoa(p), "e10_cache", "coherent",
+				"e10_cache_threads", "4", "ind_wr_buffer_size", "64")})
 	if !fullTwoPhase[shape] {
 		return vs
 	}
+	vs = append(vs,
+		// Read-modify-write of holes over cached data, on an existing file.
+		writeVariant{name: "e10-tp-overwrite-rmw", mode: rw, collective: true, strategy: stratTwoPhase, readBack: true,
+			overwrite: true, aggs: min(2, p), cbBuf: 64, hints: cbHints("cb_nodes", "2", "cb_buffer_size", "64",
+				"romio_ds_write", "enable", "e10_cache", "enable", "e10_cache_flush_flag", "flush_onclose",
+				"e10_cache_threads", "2")},
+		writeVariant{name: "e10-static-deferred", mode: rw, collective: true, strategy: "static", readBack: true,
+			aggs: min(2, p), noRMW: true, hints: cbHints("collio_strategy", "static", "cb_nodes", "2",
+				"cb_buffer_size", "64", "e10_cache", "enable", "e10_cache_deferred_close", "enable")},
+		writeVariant{name: "e10-tam-2nodes", mode: rw, collective: true, strategy: "tam", readBack: true,
+			aggs: min(2, p), hints: cbHints("collio_strategy", "tam", "collio_node_size", "2", "cb_config_list", "*:1",
+				"cb_buffer_size", "64", "e10_cache", "enable", "e10_cache_threads", "2")})
 	seen := map[int]bool{p: true}
 	for _, k := range []int{1, 2} {
 		k = min(k, p)
