@@ -60,9 +60,14 @@ run: build
 
 # collperf under mpirun for collio and each host MPI-IO component, on /dev/shm and a disk directory,
 # then results/bench.md and results/bench.json (settings: see the top of scripts/bench.sh).
-.PHONY: bench
+.PHONY: bench e10bench
 bench: build
 	NP=$(NP) scripts/bench.sh
+
+# The E10 cache: perceived write bandwidth with and without the cache, and
+# the paper's model, over compute times (results/e10/e10.md; about a minute).
+e10bench: build
+	NP=$(NP) scripts/e10bench.sh
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

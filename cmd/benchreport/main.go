@@ -52,8 +52,15 @@ func run(args []string, stdout io.Writer) error {
 		notes = append(notes, s)
 		return nil
 	})
+	e10 := fs.Bool("e10", false, "E10 cache report instead: the arguments are collperf -phases JSON files, the first without the cache; markdown to stdout")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *e10 {
+		if fs.NArg() == 0 {
+			return fmt.Errorf("-e10: give the collperf -phases JSON files")
+		}
+		return renderE10(stdout, fs.Args())
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))

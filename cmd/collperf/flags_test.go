@@ -3,7 +3,9 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/collio/collio/internal/benchutil"
 	"github.com/stretchr/testify/require"
@@ -126,4 +128,39 @@ func TestFillVerifyBytes(t *testing.T) {
 	bad, first = b.verifyBytes(g, buf)
 	require.Equal(t, 2, bad)
 	require.Equal(t, 5, first)
+}
+
+func TestParseFlagsPhases(t *testing.T) {
+	dir := t.TempDir()
+	c, err := parseFlags([]string{"-dir", dir, "-phases", "3", "-compute", "0, 250ms,2s", "-sync=false", "-compute-busy"})
+	require.NoError(t, err)
+	require.Equal(t, 3, c.phases)
+	require.Equal(t, []time.Duration{0, 250 * time.Millisecond, 2 * time.Second}, c.computes)
+	require.True(t, c.noSync)
+	require.True(t, c.busy)
+
+	for _, bad := range [][]string{
+		{"-compute", "1s"},                   // no -phases
+		{"-phases", "2", "-compute", "soon"}, // not a duration
+		{"-phases", "2", "-compute", "-1s"},
+		{"-phases", "-1"},
+	} {
+		_, err := parseFlags(append([]string{"-dir", dir}, bad...))
+		require.Error(t, err, "%v", bad)
+		require.Contains(t, err.Error(), "-"+strings.TrimPrefix(bad[len(bad)-2], "-"), "%v: %v", bad, err)
+	}
+}
+
+// The E10 model: a sync longer than the compute after it shows by the
+// difference, a shorter one not at all, and the last phase's in full.
+func TestPhaseModel(t *testing.T) {
+	r := phaseRun{Bytes: 1 << 20, Phases: []phaseTimes{
+		{Write: 0.5, Sync: 2, Compute: 1, Wait: 1},  // 0.5 + 1 not hidden
+		{Write: 0.5, Sync: 2, Compute: 3, Wait: 0},  // hidden
+		{Write: 0.5, Sync: 2, Compute: 0, Wait: 2}}, // last: 0.5 + 2
+	}
+	r.finish()
+	require.InDelta(t, 3.0/4.5, r.Model, 1e-9)
+	require.InDelta(t, 3.0/4.5, r.Perceived, 1e-9)
+	require.InDelta(t, 3.0/1.5, r.Hidden, 1e-9)
 }

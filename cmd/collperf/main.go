@@ -53,6 +53,12 @@ type config struct {
 	iters    int
 	driver   string // collio driver prefix ("sim", "faulty", ...), "" = detect
 	name     string // label of the collio implementation in results
+	noSync   bool   // -sync=false: writes do not call MPI_File_sync
+	// -phases N: N write phases with compute (-compute, -compute-busy)
+	// in between, then one read (see phases.go).
+	phases   int
+	computes []time.Duration
+	busy     bool
 }
 
 func main() {
@@ -89,6 +95,10 @@ func parseFlags(args []string) (config, error) {
 	fs.BoolVar(&c.quiet, "q", false, "quiet: print nothing but errors")
 	fs.IntVar(&c.iters, "i", 1, "repetitions of each write and read")
 	fs.StringVar(&c.name, "name", "collio", "label of the collio implementation in tables and JSON (benchmark scripts tell variants apart with it)")
+	sync := fs.Bool("sync", true, "call MPI_File_sync after each write (false: data may still be in a cache at close, as in the E10 workflow)")
+	fs.IntVar(&c.phases, "phases", 0, "write phases with compute in between (E10 workflow: perceived bandwidth and its model); 0 = write then read, -i times")
+	compute := fs.String("compute", "0", "compute time after each write phase but the last (with -phases), e.g. 500ms; a comma-separated list runs the phases once per value")
+	fs.BoolVar(&c.busy, "compute-busy", false, "compute by spinning on the rank's thread instead of sleeping")
 	fs.StringVar(&c.driver, "driver", "", "collio driver for the test file (e.g. sim for the emulated striped file system); default: detected. Only with -impl collio")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -113,6 +123,21 @@ func parseFlags(args []string) (config, error) {
 	}
 	if c.iters < 1 {
 		return c, fmt.Errorf("-i %d: need at least one repetition", c.iters)
+	}
+	c.noSync = !*sync
+	switch {
+	case c.phases < 0:
+		return c, fmt.Errorf("-phases %d: need 0 (off) or more phases", c.phases)
+	}
+	for _, v := range strings.Split(*compute, ",") {
+		d, err := time.ParseDuration(strings.TrimSpace(v))
+		if err != nil || d < 0 {
+			return c, fmt.Errorf("-compute %q: %q is not a duration >= 0 (e.g. 500ms, 2s)", *compute, v)
+		}
+		if d > 0 && c.phases == 0 {
+			return c, fmt.Errorf("-compute needs -phases N (the compute runs between write phases)")
+		}
+		c.computes = append(c.computes, d)
 	}
 	if strings.ContainsAny(c.label, "\n\r") {
 		return c, fmt.Errorf("-label: must be one line")
@@ -173,6 +198,8 @@ type report struct {
 	Iters    int                  `json:"iters"`
 	Impls    []benchutil.ImplInfo `json:"impls"`
 	Results  []benchutil.Result   `json:"results"`
+	Phases   []*phaseRun          `json:"phase_runs,omitempty"`   // -phases
+	Busy     bool                 `json:"compute_busy,omitempty"` // -compute-busy
 	Errors   []string             `json:"errors,omitempty"`
 }
 
@@ -196,6 +223,7 @@ func run(cfg config) int {
 		Label: cfg.label, Time: time.Now().Format(time.RFC3339), Command: os.Args,
 		NP: np, Grid: grid, Size: cfg.size, Bytes: total, Dir: cfg.dir, FS: benchutil.FSType(cfg.dir),
 		Hints: cfg.hints, HintFrom: cfg.hintSrc, Iters: cfg.iters,
+		Busy: cfg.busy,
 	}
 	rep.Host, _ = os.Hostname()
 	if abs, err := filepath.Abs(cfg.dir); err == nil {
@@ -228,6 +256,9 @@ func run(cfg config) int {
 	// share of the writes and reads done.
 	prog := benchutil.NewProgress("collperf", rank == 0 && !cfg.quiet)
 	done, steps := int64(0), int64(2*cfg.iters*len(cfg.impls))
+	if cfg.phases > 0 {
+		steps = int64((cfg.phases + 1) * len(cfg.impls) * len(cfg.computes))
+	}
 	for _, kind := range cfg.impls {
 		path := filepath.Join(cfg.dir, "collperf."+kind)
 		info := benchutil.ImplInfo{Impl: kind, Kind: kind, Workload: "collperf"}
@@ -246,11 +277,28 @@ func run(cfg config) int {
 		}
 		reset := benchutil.ResetPeakRSS()
 		for it := 1; it <= cfg.iters; it++ {
-			o := op{impl: info.Impl, kind: kind, iter: it, progress: func(phase string) {
+			o := op{impl: info.Impl, kind: kind, iter: it, noSync: cfg.noSync, progress: func(phase string) {
 				prog.Update(fmt.Sprintf("%s %s rep %d/%d", info.Impl, phase, it, cfg.iters), done, steps)
 				done++
 			}}
-			rs, err := measure(world, w, o, path, cfg.size, blk, total, buf)
+			var rs []benchutil.Result
+			if cfg.phases > 0 {
+				for _, cd := range cfg.computes {
+					var prs []benchutil.Result
+					var pr *phaseRun
+					pr, prs, err = runPhases(world, cfg, cd, w, o, path, blk, total, buf)
+					rs = append(rs, prs...)
+					if pr != nil {
+						rep.Phases = append(rep.Phases, pr)
+					}
+					if err != nil {
+						break
+					}
+				}
+				it = cfg.iters // the phases are the repetitions
+			} else {
+				rs, err = measure(world, w, o, path, cfg.size, blk, total, buf)
+			}
 			for _, r := range rs {
 				if r.Info != nil && info.EffectiveHints == nil {
 					info.EffectiveHints = r.Info
@@ -288,6 +336,9 @@ func run(cfg config) int {
 			benchutil.PrintTable(os.Stdout, rep.Results)
 			benchutil.PrintBreakdown(os.Stdout, rep.Results)
 			benchutil.PrintMemory(os.Stdout, rep.Impls, rep.Results)
+			if len(rep.Phases) > 0 {
+				printPhases(os.Stdout, rep.Phases)
+			}
 		}
 		if cfg.jsonPath != "" {
 			if err := benchutil.WriteJSON(cfg.jsonPath, rep); err != nil {

@@ -25,6 +25,7 @@ type op struct {
 	impl, kind string
 	iter       int
 	write      bool
+	noSync     bool               // writes skip MPI_File_sync (-sync=false)
 	progress   func(phase string) // called before each write and read
 }
 
@@ -74,7 +75,7 @@ func measureOne(c comm.Comm, w workload, o op, path string, g [3]int, b block, t
 				r.Info = w.info()
 			}
 		}
-		if err == nil && o.write {
+		if err == nil && o.write && !o.noSync {
 			err = s.Time(benchutil.PhaseSync, w.sync)
 		}
 		if cerr := s.Time(benchutil.PhaseClose, w.close); err == nil {
