@@ -61,7 +61,7 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 		return 0, err
 	}
 	if pending != nil {
-		if err := f.drainCached(op, ranges, pending); err != nil {
+		if err := f.drainCached(op, write, ranges, pending); err != nil {
 			return 0, err
 		}
 	}
@@ -160,22 +160,26 @@ func (f *File) enter(op string, v View, a Access, off int64, local error) (range
 	return ranges, pending, nil
 }
 
-// drainCached makes the global file current over the range of this call
-// when some rank's E10 cache still holds data there (pending: every
+// drainCached makes the global file current where this call will access
+// it when some rank's E10 cache still holds data there (pending: every
 // rank's bounds of such data). This call's aggregators may not be the
 // ranks that cached it: they read the global file, and their own cached
-// writes could be copied before the older ones. Every rank decides on the
-// same inputs; ranks holding data of the range copy it; the agreement
-// that follows is the barrier, and a failed copy is the call's error on
-// every rank. Calls over ranges nobody's cache holds cost nothing.
-func (f *File) drainCached(op string, ranges, pending []twophase.Range) error {
+// writes could be copied before the older ones. The bounds decide on
+// every rank alike whether to stop at all; then each rank copies its
+// extents that meet a rank's access range (or, if aggregators may
+// read-modify-write holes, anything in the call's whole range), and the
+// agreement that follows is the barrier: a failed copy is the call's
+// error on every rank. Calls that no cached data comes near cost nothing.
+func (f *File) drainCached(op string, write bool, ranges, pending []twophase.Range) error {
 	lo, hi := int64(0), int64(0)
+	var region [][2]int64
 	for _, r := range ranges {
 		if r.End > r.Start {
 			if hi == lo {
 				lo, hi = r.Start, r.End
 			}
 			lo, hi = min(lo, r.Start), max(hi, r.End)
+			region = append(region, [2]int64{r.Start, r.End})
 		}
 	}
 	need := false
@@ -186,9 +190,12 @@ func (f *File) drainCached(op string, ranges, pending []twophase.Range) error {
 		return nil
 	}
 	defer metrics.Timer(&f.last.CacheDrain)()
+	if write && f.dsWriteOK {
+		region = [][2]int64{{lo, hi}} // holes between the ranks' ranges are rewritten too
+	}
 	var err error
 	if p := pending[f.rank()]; p.End > p.Start && p.Start < hi && lo < p.End {
-		err = cache.DrainRange(f.f, lo, hi)
+		err = cache.DrainRanges(f.f, region)
 	}
 	return f.agree(op, err)
 }

@@ -162,6 +162,11 @@ func (f *File) Close() error {
 
 // Delete removes a file (independent, like MPI_File_delete).
 func Delete(path string) error {
+	// A deferred close of this file (e10_cache_deferred_close) may still be
+	// copying into it: let it finish first, so nothing writes the file
+	// once it is gone. Its copy errors concern data being deleted, and a
+	// failed copy's journal is skipped by collio recover (the file is gone).
+	cache.WaitPath(path)
 	drv, p, err := driver.Resolve(path)
 	if err != nil {
 		return ioerr.Wrap(err, "delete", path, -1)

@@ -554,3 +554,63 @@ func TestDrainReportsFailedCopy(t *testing.T) {
 		require.Contains(t, err.Error(), "copying bytes")
 	}
 }
+
+// Deleting a file whose deferred close is still copying waits for the
+// copy: nothing writes the file once it is gone, and the cache is
+// cleaned up when Delete returns.
+func TestDeleteWaitsForDeferredClose(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(t.TempDir(), "f")
+	h := merge(strategies["twophase"], map[string]string{"e10_cache": "enable", "e10_cache_path": dir,
+		"e10_cache_flush_flag": "flush_onclose", "e10_cache_deferred_close": "enable",
+		"collio_fault": "slow=write:30ms"})
+	workload{view: "blocks"}.run(t, "faulty:"+path, h)
+	es, _ := os.ReadDir(dir)
+	require.NotEmpty(t, es, "the copy finished before Delete: the test shows nothing")
+	require.NoError(t, adio.Delete(path))
+	es, _ = os.ReadDir(dir)
+	require.Empty(t, es, "Delete returned while the deferred close was still copying")
+	_, err := os.Stat(path)
+	require.ErrorIs(t, err, os.ErrNotExist)
+	require.NoError(t, cache.WaitAll())
+}
+
+// IOR's pattern: call k writes transfer k of every rank's block, so the
+// calls' overall ranges overlap but no rank's range meets cached data:
+// nothing is drained (the copies stay behind the application), and the
+// file is right.
+func TestNoDrainForDisjointCalls(t *testing.T) {
+	const block, xfer = 4096, 1024
+	dir := t.TempDir()
+	path := filepath.Join(t.TempDir(), "f")
+	h := merge(strategies["twophase"], map[string]string{"e10_cache": "enable", "e10_cache_path": dir,
+		"e10_cache_flush_flag": "flush_onclose"})
+	var mu sync.Mutex
+	var drains int64
+	world(t, func(c comm.Comm) error {
+		f, err := adio.Open(c, path, adio.ModeCreate|adio.ModeRdWr, adio.OpenOptions{Hints: h})
+		if err != nil {
+			return err
+		}
+		for k := 0; k < block/xfer; k++ {
+			off := int64(c.Rank()*block + k*xfer)
+			if _, err := f.WriteAtAll(adio.Bytes(rankData(c.Rank(), k, xfer)), off); err != nil {
+				return err
+			}
+		}
+		s, _ := f.CacheStats()
+		mu.Lock()
+		drains += s.Drains
+		mu.Unlock()
+		return f.Close()
+	})
+	require.Zero(t, drains)
+	got := must(os.ReadFile(path))
+	require.Len(t, got, ranks*block)
+	for r := range ranks {
+		for k := 0; k < block/xfer; k++ {
+			off := r*block + k*xfer
+			require.Equal(t, rankData(r, k, xfer), got[off:off+xfer], "rank %d transfer %d", r, k)
+		}
+	}
+}

@@ -689,30 +689,38 @@ func (c *File) Drain() {
 	c.mu.Unlock()
 }
 
-// DrainRange copies what the cache holds inside [start, end), whatever
-// the policy, and waits for those copies. Extents whose copy failed
-// before are retried. If data of the range is still only in the cache
-// afterwards, the copy error is returned (and, as always, reported again
-// by the next Sync or Close).
+// DrainRanges copies what the cache holds inside any of the ranges
+// ([start, end) pairs), whatever the policy, and waits for those copies.
+// Extents whose copy failed before are retried. If data of the ranges is
+// still only in the cache afterwards, the copy error is returned (and, as
+// always, reported again by the next Sync or Close).
 //
-// adio calls it before a collective transfer over a range some rank's
-// cache holds: that call's aggregators may differ from the ones that
-// cached the data, and they read, and write, the global file; without
-// the drain a collective read could see stale bytes and an older cached
-// extent could be copied over a newer write.
-func (c *File) DrainRange(start, end int64) error {
+// adio calls it before a collective transfer over ranges some rank's
+// cache holds: that call's aggregators may not be the ranks that cached
+// the data, and they read, and write, the global file; without the drain
+// a collective read could see stale bytes and an older cached extent
+// could be copied over a newer write.
+func (c *File) DrainRanges(ranges [][2]int64) error {
 	began := time.Now()
-	s := span{start, end}
+	in := func(e *extent) bool {
+		for _, r := range ranges {
+			if e.overlaps(span{r[0], r[1]}) {
+				return true
+			}
+		}
+		return false
+	}
+	anyIn := func(list []*extent) bool { return slices.ContainsFunc(list, in) }
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !overlapsAny(c.held, s) && !overlapsAny(c.queue, s) && !overlapsAny(c.inflight, s) && !overlapsAny(c.failed, s) {
+	if !anyIn(c.held) && !anyIn(c.queue) && !anyIn(c.inflight) && !anyIn(c.failed) {
 		return nil
 	}
 	moved := false
 	for _, list := range []*[]*extent{&c.failed, &c.held} {
 		kept := (*list)[:0]
 		for _, e := range *list {
-			if e.overlaps(s) {
+			if in(e) {
 				c.queue = append(c.queue, e)
 				moved = true
 			} else {
@@ -725,12 +733,12 @@ func (c *File) DrainRange(start, end int64) error {
 	if moved {
 		c.cond.Broadcast()
 	}
-	for overlapsAny(c.queue, s) || overlapsAny(c.inflight, s) {
+	for anyIn(c.queue) || anyIn(c.inflight) {
 		c.cond.Wait()
 	}
 	c.record(Stats{DrainWait: time.Since(began), Drains: 1})
 	for _, e := range c.failed {
-		if e.overlaps(s) {
+		if in(e) {
 			return e.err
 		}
 	}
@@ -762,10 +770,10 @@ func Pending(f driver.File) (start, end int64) {
 	return start, end
 }
 
-// DrainRange drains [start, end) of f if it is (over) a cache File.
-func DrainRange(f driver.File, start, end int64) error {
+// DrainRanges drains ranges of f if it is (over) a cache File.
+func DrainRanges(f driver.File, ranges [][2]int64) error {
 	if c := fileOf(f); c != nil {
-		return c.DrainRange(start, end)
+		return c.DrainRanges(ranges)
 	}
 	return nil
 }
