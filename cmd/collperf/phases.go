@@ -58,24 +58,6 @@ func (r *phaseRun) finish() {
 	r.Hidden = benchutil.MiBs(total, tc)
 }
 
-// compute spends d: asleep, or spinning on the calling thread (busy), as
-// an application's compute phase would.
-func compute(d time.Duration, busy bool) {
-	if !busy {
-		time.Sleep(d)
-		return
-	}
-	x := uint64(1)
-	for end := time.Now().Add(d); time.Now().Before(end); {
-		for i := 0; i < 1000; i++ {
-			x = x*6364136223846793005 + 1442695040888963407
-		}
-	}
-	sink = x
-}
-
-var sink uint64
-
 // copyClock measures the copies of deferred closes.
 type copyClock struct{ closeWait time.Duration }
 
@@ -126,7 +108,7 @@ func runPhases(c comm.Comm, cfg config, computeFor time.Duration, w workload, o 
 		var cd time.Duration
 		if k < cfg.phases {
 			start := time.Now()
-			compute(computeFor, cfg.busy)
+			benchutil.Compute(computeFor, cfg.busy)
 			cd = time.Since(start)
 		}
 		waited, copied, err := clock.wait(path, isCollio)

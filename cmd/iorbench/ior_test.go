@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/collio/collio/internal/benchutil"
 	"github.com/stretchr/testify/require"
@@ -41,6 +42,14 @@ func TestParseFlagsIOR(t *testing.T) {
 	require.Equal(t, "sim", c.driver)
 	require.Equal(t, "-t 4k -b 16k -s 8, file per process, collective, reordered reads (-C -Q 2), fsync", c.caseText())
 
+	c, err = parseFlags([]string{"-d", "2", "-o", filepath.Join(dir, "f"), "-compute-busy"})
+	require.NoError(t, err)
+	require.Equal(t, 2*time.Second, c.delay, "-d counts seconds, as in IOR")
+	require.True(t, c.busy)
+	c, err = parseFlags([]string{"-d", "250ms", "-o", filepath.Join(dir, "f")})
+	require.NoError(t, err)
+	require.Equal(t, 250*time.Millisecond, c.delay)
+
 	c, err = parseFlags([]string{"-W", "-o", filepath.Join(dir, "f")})
 	require.NoError(t, err)
 	require.True(t, c.write && c.checkWrite)
@@ -67,6 +76,8 @@ func TestParseFlagsErrors(t *testing.T) {
 		{[]string{"-o", o, "-hint", "x"}, "not key=value"},
 		{[]string{"-o", o, "-workload", "a b"}, "one word"},
 		{[]string{"-o", o, "extra"}, "unexpected argument"},
+		{[]string{"-o", o, "-d", "soon"}, "-d \"soon\""},
+		{[]string{"-o", o, "-d", "-2s"}, "duration >= 0"},
 	} {
 		_, err := parseFlags(tc.args)
 		require.Error(t, err, "%q", tc.args)

@@ -9,6 +9,7 @@
 //	-R check read (verify what was read)    -e fsync at the end of writing
 //	-C reorder tasks for reads (rank r reads what rank r+Q wrote, -Q 1)
 //	-i repetitions   -o file path           -k keep the file
+//	-d delay between repetitions (a compute phase: sleep, or -compute-busy)
 //
 // With neither -w nor -r (nor -W, -R) both are done. In a shared file the
 // layout is IOR's: transfer k of segment s of rank r is at byte offset
@@ -46,7 +47,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/collio/collio"
 	"github.com/collio/collio/internal/benchutil"
@@ -78,6 +81,8 @@ type config struct {
 	jsonPath      string
 	label         string
 	workload      string
+	delay         time.Duration // -d: compute phase between repetitions
+	busy          bool          // -compute-busy
 }
 
 func main() {
@@ -118,6 +123,8 @@ func parseFlags(args []string) (config, error) {
 	fs.BoolVar(&c.reorder, "C", false, "reorder tasks for reads: rank r reads what rank (r+Q) mod np wrote")
 	fs.IntVar(&c.reorderOffset, "Q", 1, "task offset for -C")
 	fs.IntVar(&c.iters, "i", 1, "repetitions")
+	delay := fs.String("d", "0", "delay (a compute phase) between repetitions: seconds as in IOR, or a duration such as 500ms")
+	fs.BoolVar(&c.busy, "compute-busy", false, "spend -d spinning on the rank's thread instead of sleeping")
 	fs.StringVar(&c.path, "o", "testFile", "file path (with -F, path.<rank as 8 digits>)")
 	fs.BoolVar(&c.keep, "k", false, "keep the file(s) after each repetition")
 	fs.BoolVar(&c.quiet, "q", false, "quiet: print nothing but errors (no progress either)")
@@ -169,6 +176,9 @@ func parseFlags(args []string) (config, error) {
 		return c, fmt.Errorf("-label: must be one line")
 	case c.workload == "" || strings.ContainsAny(c.workload, " \t\n\r"):
 		return c, fmt.Errorf("-workload %q: want one word", c.workload)
+	}
+	if c.delay, err = parseDelay(*delay); err != nil {
+		return c, err
 	}
 	if !c.write && !c.read && !c.checkWrite && !c.checkRead {
 		c.write, c.read = true, true
@@ -230,4 +240,16 @@ func sizeText(n int64) string {
 		return fmt.Sprintf("%dk", n>>10)
 	}
 	return fmt.Sprint(n)
+}
+
+// parseDelay reads -d: whole seconds, as IOR's -d, or a Go duration.
+func parseDelay(s string) (time.Duration, error) {
+	if n, err := strconv.Atoi(s); err == nil && n >= 0 {
+		return time.Duration(n) * time.Second, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("-d %q: want seconds (IOR) or a duration >= 0 such as 500ms", s)
+	}
+	return d, nil
 }

@@ -213,6 +213,11 @@ func run(cfg config) int {
 		}
 		reset := benchutil.ResetPeakRSS()
 		for it := 1; it <= cfg.iters; it++ {
+			if it > 1 && cfg.delay > 0 {
+				// IOR's -d: the compute phase between repetitions, where the
+				// E10 cache's copies of the last write can hide.
+				benchutil.Compute(cfg.delay, cfg.busy)
+			}
 			rs, err := b.repetition(impl, info.Impl, it, &info)
 			rep.Results = append(rep.Results, rs...)
 			if b.rank == 0 && !cfg.quiet {
