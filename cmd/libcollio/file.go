@@ -13,7 +13,11 @@ import (
 	"unsafe"
 
 	"github.com/collio/collio/adio"
-	_ "github.com/collio/collio/driver/ufs" // the default driver
+	_ "github.com/collio/collio/driver/beegfs" // beegfs: stripe info and layout through BeeGFS ioctls
+	_ "github.com/collio/collio/driver/faulty" // faulty: fault injection (collio_fault)
+	_ "github.com/collio/collio/driver/lustre" // lustre: striping through LL_IOC_LOV_*STRIPE, detected by statfs
+	_ "github.com/collio/collio/driver/sim"    // sim: emulated striped file system
+	_ "github.com/collio/collio/driver/ufs"    // the default driver
 	"github.com/collio/collio/internal/agree"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/ioerr"
@@ -55,6 +59,8 @@ func collioGoRoute(path *C.char) C.int {
 //export collioGoOpen
 func collioGoOpen(commp unsafe.Pointer, path *C.char, amode C.int, info unsafe.Pointer, flags C.int, out *C.uintptr_t) C.int {
 	*out = 0
+	// Before adio.Open: a failed open may leave a deferred close behind.
+	C.collio_note_open()
 	p := C.GoString(path)
 	c := mpi.CommFromPointer(commp)
 	rank := c.Rank()

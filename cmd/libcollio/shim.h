@@ -32,6 +32,10 @@ void *collio_handle_base(void);
 size_t collio_handle_span(void);
 int collio_is_ours(const void *h);
 
+/* collioGoOpen calls it first: MPI_Finalize need not ask Go about
+ * deferred closes if collio never opened a file. */
+void collio_note_open(void);
+
 /* Verbosity from COLLIO_VERBOSE (0 if unset). */
 int collio_verbose(void);
 int collio_world_rank(void);

@@ -5,11 +5,12 @@
 # are compiled with `cc $(pkg-config --cflags --libs collio)` against it,
 # which also tests the installed header, library and pkg-config file.
 #
-# Each of basic, misc, nonblocking and shared runs three times on NP ranks
-# (default 4): with the host MPI-IO, linked with libcollio, and as the plain
-# binary with mpirun -x LD_PRELOAD=libcollio.so. The files each run writes
-# must be byte-identical to the host MPI-IO's. capi (collio.h, hints config,
-# pass-through, COLLIO_VERBOSE) runs linked only.
+# Each of basic, misc, nonblocking, shared and e10 runs three times on NP
+# ranks (default 4): with the host MPI-IO, linked with libcollio, and as the
+# plain binary with mpirun -x LD_PRELOAD=libcollio.so. The files each run
+# writes must be byte-identical to the host MPI-IO's. capi (collio.h, hints
+# config, pass-through, COLLIO_VERBOSE) and e10's failing deferred close run
+# linked only, e10 without files preloaded only.
 set -u
 prefix=$1
 build=$2
@@ -28,7 +29,7 @@ fail() {
 
 mkdir -p "$build"
 cflags="-O1 -Wall -Werror"
-for t in basic misc nonblocking shared; do
+for t in basic misc nonblocking shared e10; do
 	mpicc $cflags -o "$build/$t.host" "$here/$t.c" -ldl || fail "compile $t"
 	cc $cflags -o "$build/$t.collio" "$here/$t.c" $(pkg-config --cflags --libs collio) -ldl || fail "compile $t against collio"
 done
@@ -37,7 +38,7 @@ cc $cflags -o "$build/capi" "$here/capi.c" $(pkg-config --cflags --libs collio) 
 
 out=$(mktemp -d "${TMPDIR:-/tmp}/collio-c.XXXXXX")
 trap 'rm -rf "$out"' EXIT
-for t in basic misc nonblocking shared; do
+for t in basic misc nonblocking shared e10; do
 	before=$failed
 	failed=0
 	for mode in host linked preload; do
@@ -72,6 +73,40 @@ grep -q 'MPI_File_read_at -> collio' "$out/capi.err" || fail "capi: COLLIO_VERBO
 grep -q 'warning: COLLIO_HINTS_CONFIG=.*bad.json ignored' "$out/capi.err" || fail "capi: no warning about the malformed config"
 [ "$(grep -c 'warning: COLLIO_HINTS_CONFIG=' "$out/capi.err")" = 1 ] || fail "capi: the config warning is not printed exactly once"
 [ $rc = 0 ] && echo "ok   capi: collio.h API, hints config, pass-through, COLLIO_VERBOSE"
+
+# e10: a deferred close whose copies fail on rank 1 fails MPI_Finalize on
+# every rank, and rank 1 alone says why.
+if [ "$np" -lt 2 ]; then
+	echo "skip e10 fail: needs 2 ranks or more"
+else
+	mkdir -p "$out/e10.fail"
+	COLLIO_EXPECT=1 $mpirun -x COLLIO_EXPECT "$build/e10.collio" "$out/e10.fail" fail 2>"$out/e10.fail.err"
+	rc=$?
+	if [ $rc != 0 ]; then
+		cat "$out/e10.fail.err"
+		fail "e10 fail exited with $rc"
+	elif ! grep -q '^collio\[1\]: MPI_Finalize failed: .*collio recover' "$out/e10.fail.err" ||
+		[ "$(grep -c 'MPI_Finalize failed' "$out/e10.fail.err")" != 1 ]; then
+		cat "$out/e10.fail.err"
+		fail "e10 fail: the failed copy is not reported by rank 1 alone"
+	else
+		echo "ok   e10 fail: MPI_Finalize returned MPI_ERR_IO on every rank"
+	fi
+fi
+
+# MPI_Finalize of a program that never opened a file, preloaded.
+COLLIO_VERBOSE=1 $mpirun -x COLLIO_VERBOSE -x LD_PRELOAD="$lib" "$build/e10.host" "$out/e10.nofile" nofile \
+	2>"$out/e10.nofile.err"
+rc=$?
+if [ $rc != 0 ]; then
+	cat "$out/e10.nofile.err"
+	fail "e10 nofile exited with $rc"
+elif [ "$(grep -c '^collio\[[0-9]*\]: MPI_Finalize -> collio' "$out/e10.nofile.err")" != "$np" ]; then
+	cat "$out/e10.nofile.err"
+	fail "e10 nofile: MPI_Finalize was not intercepted on every rank"
+else
+	echo "ok   e10 nofile: MPI_Finalize without file I/O, preloaded"
+fi
 
 # Preloading into mpirun's ranks must not disturb a program without file I/O.
 if ! $mpirun -x LD_PRELOAD="$lib" /bin/true; then

@@ -1,0 +1,27 @@
+package main
+
+// #include "shim.h"
+import "C"
+
+import (
+	"github.com/collio/collio/cache"
+	"github.com/collio/collio/internal/ioerr"
+)
+
+// collioGoFinalize waits for the copies of the E10 cache's deferred closes
+// (e10_cache_deferred_close), which run in goroutines that would die with
+// the process, and returns the MPI class of their errors (the message is
+// the last error). shim.c's MPI_Finalize calls it before PMPI_Finalize.
+// MPI itself is the program's: internal/mpi.Finalize must not be called
+// here (its MPI_Finalize is shim.c's).
+//
+//export collioGoFinalize
+func collioGoFinalize() C.int {
+	err := cache.WaitAll()
+	if err == nil {
+		return C.MPI_SUCCESS
+	}
+	// Not ioerr.Wrap: it would keep only an inner *ioerr.Error's text and
+	// drop where the data not copied stays.
+	return fail(&ioerr.Error{Class: ioerr.ClassOf(err), Op: "deferred close", Rank: worldRank(), Err: err})
+}
