@@ -351,9 +351,10 @@ func TestDeferredCloseNextOpenWaits(t *testing.T) {
 	require.Positive(t, s.FinalWait)
 }
 
-// The crash test: a child process writes through the cache with
-// flush_onclose and is killed before Close; collio recover (cache.Recover)
-// then completes the global file.
+// The crash test: a child process (all four ranks) writes through the
+// cache and is killed before Close: with flush_onclose before any copy,
+// with flush_immediate in the middle of the copies (the global file is
+// slow). collio recover (cache.Recover) then completes the global file.
 func TestCrashThenRecover(t *testing.T) {
 	if spec := os.Getenv("COLLIO_CACHE_CRASH_CHILD"); spec != "" {
 		crashChild(spec)
@@ -361,45 +362,65 @@ func TestCrashThenRecover(t *testing.T) {
 	}
 	ref := filepath.Join(t.TempDir(), "ref")
 	crashWork.run(t, ref, strategies["twophase"])
-	dir := t.TempDir()
-	path := filepath.Join(t.TempDir(), "f")
-	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashThenRecover$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "COLLIO_CACHE_CRASH_CHILD="+dir+"|"+path)
-	out, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	cmd.Stderr = os.Stderr
-	require.NoError(t, cmd.Start())
-	sc := bufio.NewScanner(out)
-	ready := false
-	for sc.Scan() {
-		if sc.Text() == "READY" {
-			ready = true
-			break
-		}
-	}
-	require.True(t, ready, "the child did not get to its writes")
-	require.NoError(t, cmd.Process.Kill())
-	cmd.Wait()
+	want := must(os.ReadFile(ref))
+	for _, flush := range []string{"flush_onclose", "flush_immediate"} {
+		t.Run(flush, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(t.TempDir(), "f")
+			cmd := exec.Command(os.Args[0], "-test.run=^TestCrashThenRecover$", "-test.count=1")
+			cmd.Env = append(os.Environ(), "COLLIO_CACHE_CRASH_CHILD="+dir+"|"+path+"|"+flush)
+			out, err := cmd.StdoutPipe()
+			require.NoError(t, err)
+			cmd.Stderr = os.Stderr
+			require.NoError(t, cmd.Start())
+			sc := bufio.NewScanner(out)
+			ready := false
+			for sc.Scan() {
+				if sc.Text() == "READY" {
+					ready = true
+					break
+				}
+			}
+			require.True(t, ready, "the child did not get to its writes")
+			if flush == "flush_immediate" { // kill once some copies are done (most take ~1 s more)
+				for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+					if b, _ := os.ReadFile(path); len(b) > bytes.Count(b, []byte{0}) {
+						break
+					}
+				}
+			}
+			require.NoError(t, cmd.Process.Kill())
+			cmd.Wait()
 
-	before, _ := os.ReadFile(path)
-	require.NotEqual(t, must(os.ReadFile(ref)), before, "the data reached the global file before close")
-	res, err := cache.Recover(dir, cache.RecoverOptions{})
-	require.NoError(t, err)
-	require.NotEmpty(t, res)
-	for _, r := range res {
-		require.NoError(t, r.Err)
+			before, _ := os.ReadFile(path)
+			require.NotEqual(t, want, before, "the data reached the global file before the kill")
+			if flush == "flush_immediate" {
+				require.NotZero(t, len(before)-bytes.Count(before, []byte{0}), "no copy had started: not mid-copy")
+			}
+			res, err := cache.Recover(dir, cache.RecoverOptions{})
+			require.NoError(t, err)
+			require.NotEmpty(t, res)
+			for _, r := range res {
+				require.NoError(t, r.Err)
+			}
+			require.Equal(t, want, must(os.ReadFile(path)))
+			es, _ := os.ReadDir(dir)
+			require.Empty(t, es)
+		})
 	}
-	require.Equal(t, must(os.ReadFile(ref)), must(os.ReadFile(path)))
-	es, _ := os.ReadDir(dir)
-	require.Empty(t, es)
 }
 
 var crashWork = workload{view: "holes"}
 
 func crashChild(spec string) {
-	dir, path, _ := strings.Cut(spec, "|")
+	parts := strings.Split(spec, "|")
+	dir, path, flush := parts[0], parts[1], parts[2]
 	h := merge(strategies["twophase"], map[string]string{"e10_cache": "enable", "e10_cache_path": dir,
-		"e10_cache_flush_flag": "flush_onclose"})
+		"e10_cache_flush_flag": flush, "ind_wr_buffer_size": "256"})
+	if flush == "flush_immediate" {
+		path = "faulty:" + path
+		h["collio_fault"] = "slow=write:20ms"
+	}
 	var wg sync.WaitGroup
 	wg.Add(ranks)
 	go comm.RunWorld(ranks, 0, func(c comm.Comm) error {
