@@ -81,7 +81,10 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 	} else {
 		n, err = s.read(c)
 	}
-	if err := f.agree(op, err); err != nil {
+	stopAgree := metrics.Timer(&f.last.Agree)
+	err = f.agree(op, err)
+	stopAgree()
+	if err != nil {
 		return 0, err
 	}
 	f.mu.Lock()

@@ -33,7 +33,10 @@ type Call struct {
 	// CacheDrain is the time spent making the global file current over
 	// the call's range first, when an E10 cache held data there.
 	CacheDrain time.Duration `json:"cache_drain_ns"`
-	Total      time.Duration `json:"total_ns"` // the whole call
+	// Agree is the agreement on the outcome that ends the call (one small
+	// Allgather; E10's post_write): it also waits for the slowest rank.
+	Agree time.Duration `json:"agree_ns"`
+	Total time.Duration `json:"total_ns"` // the whole call
 
 	MsgsSent  int64 `json:"msgs_sent"`
 	MsgsRecv  int64 `json:"msgs_recv"`
@@ -54,6 +57,7 @@ func (c *Call) Add(o Call) {
 	c.RMW += o.RMW
 	c.IOWait += o.IOWait
 	c.CacheDrain += o.CacheDrain
+	c.Agree += o.Agree
 	c.Total += o.Total
 	c.MsgsSent += o.MsgsSent
 	c.MsgsRecv += o.MsgsRecv

@@ -39,16 +39,18 @@ func PrintBreakdown(w io.Writer, results []Result) {
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "collio call\trep\tstrategy (reason)\t\t\tplan\texchange\tshuffle\tio\trmw\tnot hidden\ttotal\tmsgs\tMiB sent\t\n")
+	fmt.Fprintf(tw, "collio call\trep\tstrategy (reason)\t\t\tplan\texchange\tshuffle\tio\trmw\tnot hidden\tcache wait\tagree\ttotal\tmsgs\tMiB sent\t\n")
 	for _, r := range rows {
 		c := r.Collio
-		fmt.Fprintf(tw, "%s %s\t%d\t%s\trounds=%d\taggs=%d\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%d\t%.1f\t\n",
-			r.Impl, r.Op, r.Iter, strategyText(c), c.Rounds, c.Aggregators, c.Plan, c.Exchange, c.Shuffle, c.IO, c.RMW, c.IOWait, c.Total,
+		fmt.Fprintf(tw, "%s %s\t%d\t%s\trounds=%d\taggs=%d\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%d\t%.1f\t\n",
+			r.Impl, r.Op, r.Iter, strategyText(c), c.Rounds, c.Aggregators, c.Plan, c.Exchange, c.Shuffle, c.IO, c.RMW, c.IOWait,
+			c.CacheDrain, c.Agree, c.Total,
 			c.MsgsSent, float64(c.BytesSent)/(1<<20))
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "(collio.Stats, summed over the calls of each operation: seconds are the slowest rank's, messages and bytes the")
-	fmt.Fprintln(w, " sum over ranks; not hidden = the part of io+rmw the ranks waited for)")
+	fmt.Fprintln(w, " sum over ranks; not hidden = the part of io+rmw the ranks waited for; cache wait = copies of the E10 cache")
+	fmt.Fprintln(w, " the call waited for before starting; agree = the closing agreement on errors, E10's post_write)")
 }
 
 func strategyText(c *Breakdown) string {

@@ -86,7 +86,9 @@ type Breakdown struct {
 	Shuffle     float64 `json:"shuffle_s"`
 	IO          float64 `json:"io_s"`
 	RMW         float64 `json:"rmw_s"`
-	IOWait      float64 `json:"io_wait_s"` // the part of io+rmw not hidden behind the exchange
+	IOWait      float64 `json:"io_wait_s"`     // the part of io+rmw not hidden behind the exchange
+	CacheDrain  float64 `json:"cache_drain_s"` // waiting for E10 cache copies of the call's ranges
+	Agree       float64 `json:"agree_s"`       // the closing agreement (E10's post_write)
 	Total       float64 `json:"total_s"`
 	MsgsSent    int64   `json:"msgs_sent"`
 	MsgsRecv    int64   `json:"msgs_recv"`
@@ -168,13 +170,13 @@ func Reduce(c comm.Comm, s *Sample, r *Result) error {
 			otherAlloc = s.Alloc
 		}
 	}
-	maxv := make([]int64, 0, numPhases+11)
+	maxv := make([]int64, 0, numPhases+13)
 	for _, d := range s.Phase {
 		maxv = append(maxv, int64(d))
 	}
 	maxv = append(maxv, s.Alloc, aggAlloc, otherAlloc,
 		int64(st.Plan), int64(st.ReqExchange), int64(st.Shuffle), int64(st.IO), int64(st.RMW), int64(st.IOWait), int64(st.Total),
-		int64(st.Rounds), int64(st.Aggregators))
+		int64(st.Rounds), int64(st.Aggregators), int64(st.CacheDrain), int64(st.Agree))
 	if err := c.AllreduceInt64(maxv, maxv, comm.OpMax); err != nil {
 		return err
 	}
@@ -200,6 +202,7 @@ func Reduce(c comm.Comm, s *Sample, r *Result) error {
 		r.Collio = &Breakdown{
 			Strategy: s.Last.Strategy, Reason: s.Last.Reason, Rounds: int(m[10]), Aggregators: int(m[11]),
 			Plan: sec(m[3]), Exchange: sec(m[4]), Shuffle: sec(m[5]), IO: sec(m[6]), RMW: sec(m[7]), IOWait: sec(m[8]), Total: sec(m[9]),
+			CacheDrain: sec(m[12]), Agree: sec(m[13]),
 			MsgsSent: sumv[1], MsgsRecv: sumv[2], BytesSent: sumv[3], BytesRecv: sumv[4],
 		}
 		if !s.HaveStats || s.Last.Strategy == "" {
