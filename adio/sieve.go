@@ -71,6 +71,18 @@ func (b *batcher) memIOV() [][]byte {
 	return b.iov
 }
 
+// packPiece is the mean piece size under which a contiguous run of file
+// is moved through one buffer (copying the pieces in or out) rather than
+// a vectored call: thousands of 8-byte iovecs (a noncontiguous memory
+// type over a contiguous file range, as in FLASH-IO) cost more in the
+// kernel, split at IOV_MAX, than the copy.
+const packPiece = 4096
+
+// packs reports whether the gathered contiguous run goes through a buffer.
+func (b *batcher) packs() bool {
+	return len(b.pieces) > 1 && b.data < packPiece*int64(len(b.pieces)) && b.end-b.start <= max(b.bufSize, 1<<20)
+}
+
 // windowBuf returns a buffer for the current window, reused between windows.
 func (b *batcher) windowBuf() []byte {
 	span := b.end - b.start
@@ -96,6 +108,14 @@ func (b *batcher) flushWrite() error {
 		defer b.f.Unlock(b.start, b.end-b.start)
 	}
 	if b.data == b.end-b.start {
+		if b.packs() {
+			w := b.windowBuf()
+			for _, p := range b.pieces {
+				copy(w[p.file-b.start:], b.mem[p.mem:p.mem+p.n])
+			}
+			_, err := b.f.WriteAt(w, b.start)
+			return err
+		}
 		_, err := b.f.WriteV(b.memIOV(), b.start)
 		return err
 	}
@@ -123,7 +143,8 @@ func (b *batcher) flushRead(got *int64) error {
 		return nil
 	}
 	defer b.reset()
-	if b.data == b.end-b.start {
+	contiguous := b.data == b.end-b.start
+	if contiguous && !b.packs() {
 		n, err := b.f.ReadV(b.memIOV(), b.start)
 		*got += int64(n)
 		if err != nil && !errors.Is(err, io.EOF) {
@@ -134,7 +155,7 @@ func (b *batcher) flushRead(got *int64) error {
 		}
 		return nil
 	}
-	if b.lock {
+	if b.lock && !contiguous {
 		if err := b.f.Lock(b.start, b.end-b.start, false); err != nil {
 			return err
 		}
