@@ -30,9 +30,12 @@ func TestChooseStrategy(t *testing.T) {
 		want   string
 	}{
 		{nil, true, inter, many, "twophase"},
-		{nil, true, inter, one, "dynamic"},
+		{nil, true, inter, one, "independent"},
 		{nil, true, inter, lustre, "twophase"},
-		{nil, false, inter, one, "dynamic"},
+		{nil, false, inter, one, "independent"},
+		{map[string]string{"romio_ds_write": "disable"}, true, inter, one, "dynamic"},
+		{map[string]string{"romio_ds_read": "disable"}, false, inter, one, "dynamic"},
+		{map[string]string{"romio_ds_read": "disable"}, true, inter, one, "independent"},
 		{nil, true, apart, many, "independent"},
 		{nil, true, apart, lustre, "independent"},
 		{map[string]string{"romio_cb_write": "enable"}, true, apart, many, "twophase"},
@@ -48,7 +51,11 @@ func TestChooseStrategy(t *testing.T) {
 	for _, tc := range cases {
 		h, err := hints.Resolve(tc.h, hints.Options{Getenv: func(string) string { return "" }})
 		require.NoError(t, err)
-		name, reason, err := chooseStrategy(h, situation{write: tc.write, ranges: tc.ranges, nodes: tc.at.nodes, striped: tc.at.striped})
+		sieve := h.Enum(hints.RomioDSRead) != hints.Disable
+		if tc.write {
+			sieve = h.Enum(hints.RomioDSWrite) != hints.Disable
+		}
+		name, reason, err := chooseStrategy(h, situation{write: tc.write, ranges: tc.ranges, nodes: tc.at.nodes, striped: tc.at.striped, sieve: sieve})
 		require.NoError(t, err)
 		require.Equal(t, tc.want, name, "hints %v write %v at %+v: %s", tc.h, tc.write, tc.at, reason)
 		require.NotEmpty(t, reason)
