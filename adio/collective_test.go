@@ -162,3 +162,31 @@ func TestTwoPhaseStats(t *testing.T) {
 	}
 	require.Equal(t, want, readFile(t, path))
 }
+
+// The independent strategy accounts its file I/O in the call's metrics
+// (all of it waited for), as the collective strategies do.
+func TestIndependentStats(t *testing.T) {
+	path := tempPath(t, "f")
+	world(t, 3, func(c comm.Comm) error {
+		f, err := Open(c, path, ModeCreate|ModeRdWr, OpenOptions{Hints: map[string]string{"collio_strategy": "independent"}})
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if _, err := f.WriteAtAll(Bytes(rankData(c.Rank(), 1<<16)), int64(c.Rank())<<16); err != nil {
+			return err
+		}
+		last, _ := f.Stats()
+		if last.Strategy != "independent" || last.IO <= 0 || last.IOWait != last.IO {
+			return fmt.Errorf("rank %d: independent write stats %v", c.Rank(), last)
+		}
+		got := make([]byte, 1<<16)
+		if _, err := f.ReadAtAll(Bytes(got), int64(c.Rank())<<16); err != nil {
+			return err
+		}
+		if last, _ = f.Stats(); last.IO <= 0 {
+			return fmt.Errorf("rank %d: independent read stats %v", c.Rank(), last)
+		}
+		return nil
+	})
+}

@@ -3,6 +3,7 @@ package adio
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/collio/collio/hints"
 	"github.com/collio/collio/internal/ioerr"
@@ -168,13 +169,28 @@ type call struct {
 // data sieving), as ROMIO does when collective buffering is off.
 type independent struct{}
 
+// Its file I/O (sieving reads included) is all IO, and none of it is
+// hidden behind an exchange.
 func (independent) write(c *call) error {
+	defer c.f.timeIndependentIO()()
 	_, err := c.f.writeAt(c.op, c.view, c.access, c.off)
 	return err
 }
 
 func (independent) read(c *call) (int64, error) {
+	defer c.f.timeIndependentIO()()
 	return c.f.readAt(c.op, c.view, c.access, c.off)
+}
+
+// timeIndependentIO records the time until the returned function is
+// called as the call's IO and IOWait.
+func (f *File) timeIndependentIO() func() {
+	start := time.Now()
+	return func() {
+		d := time.Since(start)
+		f.last.IO += d
+		f.last.IOWait += d
+	}
 }
 
 // twoPhase: ROMIO's extended two-phase collective buffering.
