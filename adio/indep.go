@@ -114,11 +114,12 @@ func (f *File) writeAt(op string, v View, a Access, off int64) (int64, error) {
 		defer unlock()
 	}
 	b := &batcher{
-		f:       f.f,
-		mem:     a.Buf,
-		sieve:   f.dsWriteOK && f.hints.Enum(hints.RomioDSWrite) != "disable",
-		bufSize: f.hints.Int(hints.IndWrBufferSize),
-		lock:    !atomic,
+		f:         f.f,
+		mem:       a.Buf,
+		sieve:     f.dsWriteOK && f.hints.Enum(hints.RomioDSWrite) != "disable",
+		autoSieve: f.hints.Enum(hints.RomioDSWrite) == hints.Automatic,
+		bufSize:   f.hints.Int(hints.IndWrBufferSize),
+		lock:      !atomic,
 	}
 	err := walk(v, a, off, func(p piece) error { return b.add(p, b.flushWrite) })
 	if err == nil {
@@ -151,10 +152,11 @@ func (f *File) readAt(op string, v View, a Access, off int64) (int64, error) {
 		defer unlock()
 	}
 	b := &batcher{
-		f:       f.f,
-		mem:     a.Buf,
-		sieve:   f.hints.Enum(hints.RomioDSRead) != "disable",
-		bufSize: f.hints.Int(hints.IndRdBufferSize),
+		f:         f.f,
+		mem:       a.Buf,
+		sieve:     f.hints.Enum(hints.RomioDSRead) != "disable",
+		autoSieve: f.hints.Enum(hints.RomioDSRead) == hints.Automatic,
+		bufSize:   f.hints.Int(hints.IndRdBufferSize),
 	}
 	var got int64
 	err := walk(v, a, off, func(p piece) error { return b.add(p, func() error { return b.flushRead(&got) }) })

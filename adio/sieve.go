@@ -23,11 +23,14 @@ const maxRunPieces = 4096
 // one large one. With sieving off, a batch is a run of pieces that are
 // adjacent in the file (one pwritev), and holes are never touched.
 type batcher struct {
-	f       driver.File
-	mem     []byte
-	sieve   bool
-	bufSize int64
-	lock    bool // lock each read-modify-write window (not in atomic mode: the whole range is locked)
+	f     driver.File
+	mem   []byte
+	sieve bool
+	// autoSieve (romio_ds_read/write=automatic): pieces of at least
+	// sieveMinPiece are not sieved with their neighbours.
+	autoSieve bool
+	bufSize   int64
+	lock      bool // lock each read-modify-write window (not in atomic mode: the whole range is locked)
 
 	pieces     []piece
 	start, end int64 // file range of the pieces gathered so far
@@ -39,10 +42,15 @@ type batcher struct {
 func (b *batcher) add(p piece, flush func() error) error {
 	if len(b.pieces) > 0 {
 		full := len(b.pieces) >= maxRunPieces
-		if b.sieve {
+		switch {
+		case p.file == b.end:
+			full = full || b.sieve && p.file+p.n-b.start > b.bufSize
+		case !b.sieve:
+			full = true
+		case b.autoSieve && (p.n >= sieveMinPiece || b.pieces[len(b.pieces)-1].n >= sieveMinPiece):
+			full = true // a large piece is moved alone: sieving would only move holes
+		default:
 			full = full || p.file+p.n-b.start > b.bufSize
-		} else {
-			full = full || p.file != b.end
 		}
 		if full {
 			if err := flush(); err != nil {
@@ -70,6 +78,13 @@ func (b *batcher) memIOV() [][]byte {
 	}
 	return b.iov
 }
+
+// sieveMinPiece is the piece size from which data sieving (automatic)
+// leaves a piece alone: one more system call costs less than reading (and
+// for writes, writing back) the hole next to it. Collective buffering's
+// large pieces (512 KiB rows of collperf's subarrays) read at the speed
+// of the file system instead of half of it.
+const sieveMinPiece = 32 << 10
 
 // packPiece is the mean piece size under which a contiguous run of file
 // is moved through one buffer (copying the pieces in or out) rather than

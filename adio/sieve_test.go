@@ -1,0 +1,37 @@
+package adio
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// batches feeds pieces of size n every stride bytes to a sieving batcher
+// and returns the number of pieces in each batch it flushes.
+func batches(b *batcher, count int, n, stride int64) []int {
+	var got []int
+	flush := func() error {
+		got = append(got, len(b.pieces))
+		b.reset()
+		return nil
+	}
+	for i := range int64(count) {
+		b.add(piece{mem: i * n, file: i * stride, n: n}, flush)
+	}
+	flush()
+	return got
+}
+
+// With automatic sieving small pieces share a window, large ones go alone
+// (no hole is read or written around them); with sieving enabled they
+// share windows whatever their size; contiguous pieces always join.
+func TestSievingBatches(t *testing.T) {
+	auto := func() *batcher { return &batcher{sieve: true, autoSieve: true, bufSize: 1 << 20} }
+	require.Equal(t, []int{8}, batches(auto(), 8, 1<<10, 4<<10), "small pieces: one window")
+	require.Equal(t, []int{1, 1, 1, 1}, batches(auto(), 4, 64<<10, 128<<10), "large pieces: one each")
+	require.Equal(t, []int{8}, batches(auto(), 8, 64<<10, 64<<10), "contiguous large pieces: one run")
+	enabled := &batcher{sieve: true, bufSize: 1 << 20}
+	require.Equal(t, []int{4}, batches(enabled, 4, 64<<10, 128<<10), "romio_ds_read=enable sieves them")
+	off := &batcher{bufSize: 1 << 20}
+	require.Equal(t, []int{1, 1, 1}, batches(off, 3, 1<<10, 4<<10), "no sieving: runs only")
+}
