@@ -54,6 +54,11 @@ type roundState struct {
 	// caller keeps a Buffers (a fresh zeroed allocation per round costs as
 	// much as the copy it holds).
 	send, recv, window *bufPool
+	// An aggregator's own data for the round is not passed through the
+	// exchange: self is its part of the send buffer (or of the user's
+	// contiguous buffer) and selfAt where it would sit in recv.
+	self   []byte
+	selfAt int64
 
 	pending chan ioResult // file I/O in flight for this state, or nil
 }

@@ -80,10 +80,29 @@ func (e *engine) prepareRead(m int, st *roundState) error {
 	if err := e.requests(m, st); err != nil {
 		return err
 	}
+	// An aggregator reads its own pieces straight into a contiguous user
+	// buffer: no copy through the send buffer, nothing through MPI.
+	st.self, st.selfAt = nil, 0
+	if i := e.domainOf[e.rank]; i >= 0 && e.j.memContiguous() && st.hi[i] > st.lo[i] && st.srcBytes[e.rank] == st.hi[i]-st.lo[i] {
+		st.self = e.j.Access.Buf[st.lo[i]:st.hi[i]]
+		for s := 0; s < e.rank; s++ {
+			st.selfAt += st.srcBytes[s]
+		}
+	}
 	if e.aggregator() {
 		e.startIO(st, func() ioResult { return e.readWindow(st) })
 	}
 	return nil
+}
+
+// readDst is where a requested piece is read to: its slot in send, or,
+// for the aggregator's own pieces, the user's buffer (see prepareRead).
+func (e *engine) readDst(st *roundState, send []byte, x entry) []byte {
+	if x.src == e.rank && st.self != nil {
+		at := x.at - st.selfAt
+		return st.self[at : at+x.n]
+	}
+	return send[x.at : x.at+x.n]
 }
 
 // deliver sends a round's data from the aggregators back to the ranks.
@@ -120,6 +139,14 @@ func (e *engine) deliver(st *roundState) error {
 		recv = st.recv.get(int64(total))
 	}
 	done := metrics.Timer(&e.stats.Shuffle)
+	// An aggregator's data for itself is already in place (read there) or
+	// copied here: MPI's copy to self ran at a quarter of memory bandwidth.
+	if n := e.scounts[e.rank]; n > 0 && n == e.rcounts[e.rank] {
+		if st.self == nil {
+			copy(recv[e.rdispls[e.rank]:e.rdispls[e.rank]+n], send[e.sdispls[e.rank]:e.sdispls[e.rank]+n])
+		}
+		e.scounts[e.rank], e.rcounts[e.rank] = 0, 0
+	}
 	err := j.Comm.Alltoallv(send, e.scounts, e.sdispls, recv, e.rcounts, e.rdispls)
 	done()
 	if err != nil {
@@ -190,7 +217,7 @@ func (e *engine) readWindow(st *roundState) (r ioResult) {
 	}
 	clear(win[n:]) // past end of file
 	for _, x := range st.bySrc {
-		copy(send[x.at:x.at+x.n], win[x.off-span.Start:])
+		copy(e.readDst(st, send, x), win[x.off-span.Start:])
 	}
 	return r
 }
@@ -244,7 +271,7 @@ func (e *engine) readRuns(st *roundState, send []byte) error {
 			iov = append(iov, scratch[:g])
 			scratch = scratch[g:]
 		}
-		iov = append(iov, send[x.at:x.at+x.n])
+		iov = append(iov, e.readDst(st, send, x))
 		end = x.off + x.n
 	}
 	return flush()
