@@ -130,9 +130,11 @@ func (f *File) autoAggregators() bool {
 // callAggregators returns the aggregators of a call with the given
 // strategy. With automatic aggregators: on a striped file system as many
 // as stripes times romio_lustre_co_ratio (as ROMIO-TAM and GIO do), and
-// for segmentation on one node every rank (each is its own group, so no
-// data moves between ranks); otherwise those chosen at open from cb_nodes
-// and cb_config_list (ROMIO: one per node).
+// for segmentation and two-phase on one node every rank (no network to
+// save: each rank writes its own group's, or its own domain's, data, and
+// an aggregator's own data never goes through the exchange); otherwise
+// those chosen at open from cb_nodes and cb_config_list (ROMIO: one per
+// node).
 func (f *File) callAggregators(name string) []int {
 	if !f.autoAggregators() {
 		return f.aggs
@@ -144,7 +146,7 @@ func (f *File) callAggregators(name string) []int {
 		k := f.layout.StripeCount * max(1, int(f.hints.Int(hints.RomioLustreCoRatio)))
 		aggs, _ := topo.Aggregators(f.nodes, min(n, k), all)
 		return aggs
-	case (name == hints.StrategyDynamic || name == hints.StrategyStatic) && f.nodes.Count() == 1:
+	case (name == hints.StrategyDynamic || name == hints.StrategyStatic || name == hints.StrategyTwoPhase) && f.nodes.Count() == 1:
 		aggs, _ := topo.Aggregators(f.nodes, n, all)
 		return aggs
 	}

@@ -84,7 +84,7 @@ var Table = []Spec{
 	{Key: CollioFileDomains, Kind: KindEnum, Default: DomainsAuto, Allowed: []string{DomainsAuto, DomainsCyclic, DomainsAligned, DomainsEven}, MustAgree: true,
 		Doc: "How two-phase splits the file among aggregators: stripe_cyclic (aggregator i owns stripes i, i+n, ..., as ROMIO's Lustre driver), aligned (equal domains with edges on stripe boundaries, ROMIO's generic rule), even (equal domains, stripes ignored); auto = stripe_cyclic when the file system reports striping, else aligned."},
 	{Key: CollioAutoAggregators, Kind: KindEnum, Default: Enable, Allowed: enableDisable, MustAgree: true,
-		Doc: "When neither cb_nodes nor cb_config_list is given, choose each call's aggregators: on a striped file system stripe count x romio_lustre_co_ratio of them, for segmentation on one node every rank; disable for ROMIO's one per node."},
+		Doc: "When neither cb_nodes nor cb_config_list is given, choose each call's aggregators: on a striped file system stripe count x romio_lustre_co_ratio of them, for segmentation and two-phase on one node every rank; disable for ROMIO's one per node."},
 
 	// Hints of the sim driver (sim: prefix). They are read when the file is
 	// created and stored next to it; later opens use the stored values.
