@@ -926,6 +926,11 @@ func (c *File) finish() error {
 		if err == nil {
 			err = syncErr
 		}
+		if errors.As(err, new(*CopyError)) || errors.As(err, new(*CopyErrors)) {
+			// The copy error already names the cache file.
+			return fmt.Errorf("%w; journal %s: run `collio recover %s` once the cause is fixed",
+				err, c.journal.path, stripPrefixes(c.opts.Dir))
+		}
 		return fmt.Errorf("%w; the data not copied stays in %s (journal %s): run `collio recover %s` once the cause is fixed",
 			err, c.cachePath, c.journal.path, stripPrefixes(c.opts.Dir))
 	}
