@@ -122,14 +122,15 @@ func (f *File) enter(op string, v View, a Access, off int64, local error) (range
 		mine = twophase.Range{Start: s, End: e}
 	}
 	f.seq++
-	rec := []int64{opCodes[op], f.seq, mine.Start, mine.End, 0, 0, 0}
+	f.callBytes = 0
+	rec := []int64{opCodes[op], f.seq, mine.Start, mine.End, 0, 0, 0, a.Size()}
 	if local != nil {
 		rec[4] = 1
 	}
 	if f.cached && f.f != nil {
 		rec[5], rec[6] = cache.Pending(f.f)
 	}
-	const width = 7
+	const width = 8
 	send := make([]byte, 8*width)
 	for i, x := range rec {
 		binary.LittleEndian.PutUint64(send[8*i:], uint64(x))
@@ -157,6 +158,7 @@ func (f *File) enter(op string, v View, a Access, off int64, local error) (range
 					opName(field(0, 0)), field(0, 1), r, opName(field(r, 0)), field(r, 1))}
 		}
 		ranges[r] = twophase.Range{Start: field(r, 2), End: field(r, 3)}
+		f.callBytes += field(r, 7)
 	}
 	if f.cached {
 		pending = make([]twophase.Range, f.comm.Size())

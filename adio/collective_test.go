@@ -190,3 +190,53 @@ func TestIndependentStats(t *testing.T) {
 		return nil
 	})
 }
+
+func TestVolumeAggregators(t *testing.T) {
+	const mib = 1 << 20
+	for _, tc := range []struct {
+		total, per  int64
+		limit, want int
+	}{
+		{0, 32 * mib, 8, 1},          // nothing to move: one
+		{1, 32 * mib, 8, 1},          // a few bytes: one
+		{32 * mib, 32 * mib, 8, 1},   // exactly one's share
+		{32*mib + 1, 32 * mib, 8, 2}, // a byte more: two
+		{1 << 40, 32 * mib, 8, 8},    // never more than one per node
+		{mib, 0, 8, 8},               // 0: one per node
+		{mib, 32 * mib, 1, 1},
+	} {
+		require.Equal(t, tc.want, volumeAggregators(tc.total, tc.per, tc.limit), "%+v", tc)
+	}
+}
+
+// On several nodes without striping, a call's automatic aggregators
+// follow its data volume (collio_bytes_per_aggregator): a small call gets
+// one, a large one one per node; the bytes are right either way.
+func TestAggregatorsFollowVolume(t *testing.T) {
+	const n = 8 // 4 virtual nodes of 2 ranks
+	for _, tc := range []struct {
+		perRank  int64
+		wantAggs int
+	}{{512, 1}, {1 << 10, 2}, {64 << 10, 4}} {
+		path := tempPath(t, "f")
+		h := map[string]string{"collio_strategy": "twophase", "collio_node_size": "2", "collio_bytes_per_aggregator": "4k"}
+		world(t, n, func(c comm.Comm) error {
+			f, err := Open(c, path, ModeCreate|ModeRdWr, OpenOptions{Hints: h})
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			if _, err := f.WriteAtAll(Bytes(rankData(c.Rank(), tc.perRank)), int64(c.Rank())*tc.perRank); err != nil {
+				return err
+			}
+			if last, _ := f.Stats(); last.Aggregators != tc.wantAggs {
+				return fmt.Errorf("%d bytes per rank: %d aggregators, want %d", tc.perRank, last.Aggregators, tc.wantAggs)
+			}
+			return nil
+		})
+		got := readFile(t, path)
+		for r := 0; r < n; r++ {
+			require.Equal(t, rankData(r, tc.perRank), got[int64(r)*tc.perRank:int64(r+1)*tc.perRank], "rank %d", r)
+		}
+	}
+}

@@ -58,6 +58,9 @@ type File struct {
 	// cached is true on every rank when the E10 cache is in use
 	// (openCache): this rank's driver file, if open, is a *cache.File.
 	cached bool
+	// callBytes is the data all ranks move in the current collective call
+	// (from its entry Allgather).
+	callBytes int64
 	// dsWriteOK is false when the file could only be opened write-only, so
 	// data sieving (which reads) cannot be used for writes.
 	dsWriteOK bool

@@ -120,11 +120,13 @@ func collectivePick(s situation) (name, reason string) {
 }
 
 // autoAggregators reports whether collio picks the aggregators of each
-// call itself: collio_auto_aggregators is on and the user set neither
-// cb_nodes nor cb_config_list.
+// call itself: collio_auto_aggregators is on, the user set neither
+// cb_nodes nor cb_config_list, and romio_no_indep_rw did not leave the
+// file open on the open-time aggregators only.
 func (f *File) autoAggregators() bool {
 	return f.hints.Enum(hints.CollioAutoAggregators) == hints.Enable &&
-		!f.hints.IsSet(hints.CBNodes) && !f.hints.IsSet(hints.CBConfigList)
+		!f.hints.IsSet(hints.CBNodes) && !f.hints.IsSet(hints.CBConfigList) &&
+		!f.hints.Bool(hints.RomioNoIndepRW)
 }
 
 // callAggregators returns the aggregators of a call with the given
@@ -149,8 +151,22 @@ func (f *File) callAggregators(name string) []int {
 	case (name == hints.StrategyDynamic || name == hints.StrategyStatic || name == hints.StrategyTwoPhase) && f.nodes.Count() == 1:
 		aggs, _ := topo.Aggregators(f.nodes, n, all)
 		return aggs
+	case name == hints.StrategyDynamic || name == hints.StrategyStatic || name == hints.StrategyTwoPhase:
+		return f.aggs[:volumeAggregators(f.callBytes, f.hints.Int(hints.CollioBytesPerAgg), len(f.aggs))]
 	}
 	return f.aggs
+}
+
+// volumeAggregators is how many of limit aggregators a call moving total
+// bytes gets: one per perAgg bytes, at least one (OMPIO's bytes_per_agg
+// rule). perAgg 0 keeps limit. The file's aggregators are ordered node
+// round-robin, so the first k are on k different nodes.
+func volumeAggregators(total, perAgg int64, limit int) int {
+	if perAgg <= 0 || limit <= 1 {
+		return limit
+	}
+	k := max((total+perAgg-1)/perAgg, 1)
+	return int(min(int64(limit), k))
 }
 
 // striped reports whether the file system stripes this file.

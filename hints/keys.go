@@ -47,6 +47,7 @@ const (
 	CollioOverlap           = "collio_overlap"
 	CollioFileDomains       = "collio_file_domains"
 	CollioAutoAggregators   = "collio_auto_aggregators"
+	CollioBytesPerAgg       = "collio_bytes_per_aggregator"
 )
 
 // Values of collio_file_domains.

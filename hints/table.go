@@ -84,7 +84,9 @@ var Table = []Spec{
 	{Key: CollioFileDomains, Kind: KindEnum, Default: DomainsAuto, Allowed: []string{DomainsAuto, DomainsCyclic, DomainsAligned, DomainsEven}, MustAgree: true,
 		Doc: "How two-phase splits the file among aggregators: stripe_cyclic (aggregator i owns stripes i, i+n, ..., as ROMIO's Lustre driver), aligned (equal domains with edges on stripe boundaries, ROMIO's generic rule), even (equal domains, stripes ignored); auto = stripe_cyclic when the file system reports striping, else aligned."},
 	{Key: CollioAutoAggregators, Kind: KindEnum, Default: Enable, Allowed: enableDisable, MustAgree: true,
-		Doc: "When neither cb_nodes nor cb_config_list is given, choose each call's aggregators: on a striped file system stripe count x romio_lustre_co_ratio of them, for segmentation and two-phase on one node every rank; disable for ROMIO's one per node."},
+		Doc: "When neither cb_nodes nor cb_config_list is given, choose each call's aggregators: on a striped file system stripe count x romio_lustre_co_ratio of them, for segmentation and two-phase on one node every rank; on several nodes without striping one per node (ROMIO), or fewer by data volume with collio_bytes_per_aggregator; disable for ROMIO's one per node."},
+	{Key: CollioBytesPerAgg, Kind: KindSize, Default: "0", Min: 0, MustAgree: true,
+		Doc: "With automatic aggregators on several nodes without striping: a call gets one aggregator per this many bytes it moves (at least one, at most one per node), as OMPIO's bytes_per_agg (32m there); small calls then have few aggregators, each writing larger pieces. 0 (default) = one per node whatever the volume: on one machine with virtual nodes fewer aggregators measured no faster, so the benefit is unshown here."},
 
 	// Hints of the sim driver (sim: prefix). They are read when the file is
 	// created and stored next to it; later opens use the stored values.
