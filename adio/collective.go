@@ -71,7 +71,7 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 	if write {
 		sieve = f.dsWriteOK && f.hints.Enum(hints.RomioDSWrite) != hints.Disable
 	}
-	name, reason, err := chooseStrategy(f.hints, situation{write: write, ranges: ranges, nodes: f.nodes.Count(), striped: f.striped(), sieve: sieve})
+	name, reason, err := chooseStrategy(f.hints, situation{write: write, ranges: ranges, nodes: f.nodes.Count(), striped: f.striped(), sieve: sieve, bytes: f.callBytes})
 	if err != nil {
 		return 0, ioerr.Wrap(err, op, f.path, -1) // the same text on every rank
 	}

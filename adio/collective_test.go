@@ -17,6 +17,9 @@ import (
 func TestChooseStrategy(t *testing.T) {
 	inter := []twophase.Range{{Start: 0, End: 10}, {Start: 5, End: 15}}
 	apart := []twophase.Range{{Start: 0, End: 10}, {Start: 10, End: 20}}
+	// Two ranks over 1000 bytes each, 20 bytes of data: sieving would
+	// move 100 times the data.
+	sparse := []twophase.Range{{Start: 0, End: 1000}, {Start: 5, End: 1005}}
 	type where struct {
 		nodes   int
 		striped bool
@@ -55,18 +58,27 @@ func TestChooseStrategy(t *testing.T) {
 		if tc.write {
 			sieve = h.Enum(hints.RomioDSWrite) != hints.Disable
 		}
-		name, reason, err := chooseStrategy(h, situation{write: tc.write, ranges: tc.ranges, nodes: tc.at.nodes, striped: tc.at.striped, sieve: sieve})
+		var bytes int64 // dense: data fills the ranges
+		for _, r := range tc.ranges {
+			bytes += r.End - r.Start
+		}
+		name, reason, err := chooseStrategy(h, situation{write: tc.write, ranges: tc.ranges, nodes: tc.at.nodes, striped: tc.at.striped, sieve: sieve, bytes: bytes})
 		require.NoError(t, err)
 		require.Equal(t, tc.want, name, "hints %v write %v at %+v: %s", tc.h, tc.write, tc.at, reason)
 		require.NotEmpty(t, reason)
 	}
 	// Many ranks per node on several nodes: TAM.
 	h, _ := hints.Resolve(nil, hints.Options{Getenv: func(string) string { return "" }})
+	// Sparse interleaving on one node: sieving would move 100 times the
+	// data, so two-phase instead.
+	name, reason, err := chooseStrategy(h, situation{write: true, ranges: sparse, nodes: 1, sieve: true, bytes: 20})
+	require.NoError(t, err)
+	require.Equal(t, "twophase", name, reason)
 	wide := make([]twophase.Range, 64)
 	for r := range wide {
 		wide[r] = twophase.Range{Start: int64(r), End: int64(r + 10)}
 	}
-	name, _, err := chooseStrategy(h, situation{write: true, ranges: wide, nodes: 2})
+	name, _, err = chooseStrategy(h, situation{write: true, ranges: wide, nodes: 2})
 	require.NoError(t, err)
 	require.Equal(t, "tam", name)
 	name, _, _ = chooseStrategy(h, situation{write: true, ranges: wide, nodes: 8})
