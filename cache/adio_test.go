@@ -154,8 +154,8 @@ var strategies = map[string]map[string]string{
 // A second collective pass over data some cache still holds drains it
 // first, so passes that overlap are right whichever aggregators wrote
 // them, and collective reads see them. (An independent read sees this
-// rank's cache only: data other ranks cached becomes visible at sync,
-// MPI's sync-barrier-sync rule.)
+// rank's cache only: data other ranks cached becomes visible once copied,
+// at sync at the latest; see e10_cache's documentation.)
 func TestSameBytesWithAndWithoutCache(t *testing.T) {
 	cases := []struct {
 		strategy string

@@ -20,8 +20,10 @@ import (
 //
 // Reads of ranges that overlap extents not yet copied take those parts
 // from the cache, so a rank always reads what it wrote (two-phase's
-// read-modify-write included). Data written by other ranks is visible once
-// they synced (MPI's sync-barrier-sync rule).
+// read-modify-write included). Data in other ranks' caches (including what a
+// collective write routed through them for this rank) is visible once
+// copied: after their Sync, or a collective call over the range (adio
+// drains it first).
 type File struct {
 	global    driver.File
 	cache     driver.File
