@@ -14,7 +14,7 @@ func (f *File) WriteAt(a Access, off int64) (int64, error) {
 	if err := f.usable("write_at"); err != nil {
 		return 0, err
 	}
-	return f.writeAt("write_at", f.View(), a, off)
+	return f.writeAt("write_at", f.View(), a, off, false)
 }
 
 // ReadAt reads into a from offset off (in etypes of the view)
@@ -93,7 +93,11 @@ func (f *File) lockAtomic(v View, a Access, off int64, exclusive bool) (func(), 
 	return func() { f.f.Unlock(start, end-start) }, nil
 }
 
-func (f *File) writeAt(op string, v View, a Access, off int64) (int64, error) {
+// writeAt writes a at off through view v. alone tells that no other rank
+// can touch the file range of this access meanwhile (a collective call
+// whose ranks' ranges do not interleave): data sieving then needs no
+// byte-range locks.
+func (f *File) writeAt(op string, v View, a Access, off int64, alone bool) (int64, error) {
 	if err := f.checkTransfer(op, v, a, off, true); err != nil {
 		return 0, err
 	}
@@ -119,7 +123,7 @@ func (f *File) writeAt(op string, v View, a Access, off int64) (int64, error) {
 		sieve:     f.dsWriteOK && f.hints.Enum(hints.RomioDSWrite) != "disable",
 		autoSieve: f.hints.Enum(hints.RomioDSWrite) == hints.Automatic,
 		bufSize:   f.hints.Int(hints.IndWrBufferSize),
-		lock:      !atomic,
+		lock:      !atomic && !alone,
 	}
 	err := walk(v, a, off, func(p piece) error { return b.add(p, b.flushWrite) })
 	if err == nil {

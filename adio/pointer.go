@@ -11,7 +11,7 @@ func (f *File) Write(a Access) (int64, error) {
 	if err := f.usable("write"); err != nil {
 		return 0, err
 	}
-	return f.atPointer(a, func(off int64) (int64, error) { return f.writeAt("write", f.View(), a, off) })
+	return f.atPointer(a, func(off int64) (int64, error) { return f.writeAt("write", f.View(), a, off, false) })
 }
 
 // Read reads into a from the individual file pointer and advances it by
