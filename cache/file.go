@@ -630,13 +630,16 @@ func (c *File) ReadV(bufs [][]byte, off int64) (int, error) {
 // Size is the global file's size, or the end of the furthest extent not
 // copied yet if that is beyond it.
 func (c *File) Size() (int64, error) {
+	// Uncopied extents first: one that a worker finishes meanwhile is in
+	// the global file by the time its size is asked. (In the other order a
+	// copy landing between the two steps was seen by neither.)
+	c.mu.Lock()
+	_, pendEnd := c.cachedLocked(span{})
+	c.mu.Unlock()
 	size, err := c.global.Size()
 	if err != nil {
 		return 0, err
 	}
-	c.mu.Lock()
-	_, pendEnd := c.cachedLocked(span{})
-	c.mu.Unlock()
 	return max(size, pendEnd), nil
 }
 
