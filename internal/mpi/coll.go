@@ -7,7 +7,12 @@ package mpi
 // static MPI_Op collio_op_sum(void) { return MPI_SUM; }
 // static MPI_Op collio_op_max(void) { return MPI_MAX; }
 // static MPI_Op collio_op_min(void) { return MPI_MIN; }
-// static void *collio_in_place(void) { return MPI_IN_PLACE; }
+// // MPI_IN_PLACE is (void *)1 in Open MPI: it must never sit in a Go
+// // pointer, where a stack copy takes it for an invalid pointer and the
+// // runtime aborts ("invalid pointer found on stack"). So it is passed here.
+// static int collio_allreduce_in_place(void *buf, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
+// 	return MPI_Allreduce(MPI_IN_PLACE, buf, n, t, op, c);
+// }
 import "C"
 
 import (
@@ -152,5 +157,5 @@ func (c Comm) AllreduceInt64(in, out []int64, op comm.Op) error {
 	if len(out) > 0 {
 		p = unsafe.Pointer(&out[0])
 	}
-	return check(C.MPI_Allreduce(C.collio_in_place(), p, n, C.collio_int64_type(), mop, c.c), "MPI_Allreduce")
+	return check(C.collio_allreduce_in_place(p, n, C.collio_int64_type(), mop, c.c), "MPI_Allreduce")
 }
