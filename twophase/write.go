@@ -66,8 +66,8 @@ func (e *engine) writeRound(m int, st *roundState) error {
 		total += st.srcBytes[s]
 	}
 	// This rank's data for its own window is written from where it is, not
-	// copied through the exchange (MPI's copy to self ran at a quarter of
-	// memory bandwidth here), and takes no room in recv: the sources after
+	// copied through the exchange (MPI's copy to self ran at about 2 GB/s
+	// here, a Go copy at 25), and takes no room in recv: the sources after
 	// it move down (pieceData maps the pieces' positions).
 	st.self, st.selfAt = nil, 0
 	if n := e.scounts[e.rank]; n > 0 {
