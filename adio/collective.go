@@ -123,14 +123,17 @@ func (f *File) enter(op string, v View, a Access, off int64, local error) (range
 	}
 	f.seq++
 	f.callBytes = 0
-	rec := []int64{opCodes[op], f.seq, mine.Start, mine.End, 0, 0, 0, a.Size()}
+	rec := []int64{opCodes[op], f.seq, mine.Start, mine.End, 0, 0, 0, a.Size(), 0}
 	if local != nil {
 		rec[4] = 1
 	}
 	if f.cached && f.f != nil {
 		rec[5], rec[6] = cache.Pending(f.f)
+		if cache.FellBack(f.f) {
+			rec[8] = 1
+		}
 	}
-	const width = 8
+	const width = 9
 	send := make([]byte, 8*width)
 	for i, x := range rec {
 		binary.LittleEndian.PutUint64(send[8*i:], uint64(x))
@@ -162,11 +165,38 @@ func (f *File) enter(op string, v View, a Access, off int64, local error) (range
 	}
 	if f.cached {
 		pending = make([]twophase.Range, f.comm.Size())
+		fell := -1
 		for r := range pending {
 			pending[r] = twophase.Range{Start: field(r, 5), End: field(r, 6)}
+			if fell < 0 && field(r, 8) != 0 {
+				fell = r
+			}
+		}
+		if fell >= 0 {
+			f.cacheFellBack(fell)
 		}
 	}
 	return ranges, pending, nil
+}
+
+// cacheFellBack follows a rank whose E10 cache gave up (a reservation or
+// cache write failed there): every rank writes the global file directly
+// from now on, as when the cache cannot be opened, and rank 0 says so
+// once. Data still cached elsewhere is drained by the calls that touch
+// it, as before.
+func (f *File) cacheFellBack(first int) {
+	if f.f != nil && !cache.FellBack(f.f) {
+		cache.FallBack(f.f)
+	}
+	if !f.cacheOff {
+		f.cacheOff = true
+		if set, err := f.hints.With(hints.E10Cache, hints.Disable); err == nil {
+			f.hints = set // Info() tells the truth, as after a failed open
+		}
+		if f.rank() == 0 {
+			fmt.Fprintf(f.stderr, "collio: warning: e10_cache: rank %d's cache could not take a write; every rank writes %s directly from now on\n", first, f.path)
+		}
+	}
 }
 
 // drainCached makes the global file current where this call will access

@@ -61,6 +61,9 @@ type File struct {
 	// callBytes is the data all ranks move in the current collective call
 	// (from its entry Allgather).
 	callBytes int64
+	// cacheOff: some rank's cache gave up after open and every rank
+	// writes through (cacheFellBack).
+	cacheOff bool
 	// dsWriteOK is false when the file could only be opened write-only, so
 	// data sieving (which reads) cannot be used for writes.
 	dsWriteOK bool

@@ -635,3 +635,47 @@ func TestNoDrainForDisjointCalls(t *testing.T) {
 		}
 	}
 }
+
+// When one rank's cache runs out of space during a collective write, that
+// rank writes through at once and every rank follows from the next
+// collective call: rank 0 says so once, Info reports e10_cache=disable,
+// and the file is what it would be without the cache.
+func TestFallbackOnOneRankReachesAll(t *testing.T) {
+	w := workload{view: "interleaved", overlap: true}
+	ref := filepath.Join(t.TempDir(), "ref")
+	w.run(t, ref, strategies["twophase"])
+	dir := t.TempDir()
+	path := filepath.Join(t.TempDir(), "f")
+	h := merge(strategies["twophase"], map[string]string{"cb_nodes": "4", "e10_cache": "enable",
+		"e10_cache_path": "faulty:" + dir, "e10_cache_flush_flag": "flush_onclose",
+		"collio_fault": "enospc_after=1000", "collio_fault_ranks": "1"})
+	var stderr syncBuffer
+	var mu sync.Mutex
+	fellBack := 0
+	world(t, func(c comm.Comm) error {
+		f, err := adio.Open(c, path, adio.ModeCreate|adio.ModeRdWr, adio.OpenOptions{Hints: h, Stderr: &stderr})
+		if err != nil {
+			return err
+		}
+		for pass := 0; pass < 2; pass++ {
+			if err := f.SetView(views[w.view](c.Rank(), pass, w.overlap), nil); err != nil {
+				return err
+			}
+			if _, err := f.WriteAtAll(adio.Bytes(rankData(c.Rank(), pass, 1500)), 0); err != nil {
+				return err
+			}
+		}
+		if s, _ := f.CacheStats(); s.Fallback {
+			mu.Lock()
+			fellBack++
+			mu.Unlock()
+		}
+		if got := f.Info()["e10_cache"]; got != "disable" {
+			return fmt.Errorf("rank %d: e10_cache reads %q after the fallback", c.Rank(), got)
+		}
+		return f.Close()
+	})
+	require.Equal(t, ranks, fellBack, "every rank writes through after the second call's entry")
+	require.Equal(t, 1, strings.Count(stderr.String(), "every rank writes"), stderr.String())
+	require.Equal(t, must(os.ReadFile(ref)), must(os.ReadFile(path)))
+}

@@ -242,17 +242,42 @@ func (c *File) write(off, n int64, do func(driver.File) (int, error)) (int, erro
 	return int(n), nil
 }
 
-// fallBack switches this rank to writing the global file directly, once:
-// it copies what the cache holds (copy errors stay for the next Sync or
-// Close), makes it durable and checkpoints the journal, so that neither a
-// copy nor a recovery can later overwrite the direct writes. Then it
-// writes through.
+// fallBack switches this rank to writing the global file directly
+// (stopCaching; copy errors stay for the next Sync or Close), then writes
+// through.
 func (c *File) fallBack(what string, cause error, do func(driver.File) (int, error)) (int, error) {
+	c.stopCaching(fmt.Sprintf("e10_cache: %s failed (%v); this rank writes %s directly from now on, the others from their next collective call",
+		what, cause, c.opts.GlobalPath))
+	return do(c.global)
+}
+
+// FellBack reports whether f is (over) a cache File that gave up caching
+// and writes the global file directly.
+func FellBack(f driver.File) bool {
+	c := fileOf(f)
+	return c != nil && c.passthrough.Load()
+}
+
+// FallBack makes f, if (over) a cache File, write the global file
+// directly from now on, as when its own reservation fails; adio calls it
+// on every rank once any rank fell back, so that the ranks agree on
+// whether the cache is in use.
+func FallBack(f driver.File) {
+	if c := fileOf(f); c != nil {
+		c.stopCaching("")
+	}
+}
+
+// stopCaching switches to writing through, once: what the cache holds is
+// copied and made durable first, and the journal checkpointed, so that
+// neither a copy nor a recovery can later overwrite the direct writes.
+func (c *File) stopCaching(warning string) {
 	c.fallback.Do(func() {
 		c.passthrough.Store(true)
 		c.record(Stats{Fallback: true})
-		c.warn(fmt.Sprintf("e10_cache: %s failed (%v); this rank writes %s directly from now on",
-			what, cause, c.opts.GlobalPath))
+		if warning != "" {
+			c.warn(warning)
+		}
 		c.mu.Lock()
 		c.releaseLocked(true)
 		c.waitLocked()
@@ -266,7 +291,6 @@ func (c *File) fallBack(what string, cause error, do func(driver.File) (int, err
 			c.addErr(fmt.Errorf("cache: journal checkpoint: %w", err))
 		}
 	})
-	return do(c.global)
 }
 
 func (c *File) addErr(err error) {
