@@ -75,7 +75,7 @@ func variantsFor(shape string, p int) []writeVariant {
 		writeVariant{name: "tam-1node", mode: rw, collective: true, strategy: "tam", readBack: true,
 			aggs: min(2, p), hints: cbHints("collio_strategy", "tam", "cb_nodes", "2", "cb_buffer_size", "1000")},
 		writeVariant{name: "tam-2nodes", mode: rw, collective: true, strategy: "tam", readBack: true,
-			aggs: min(2, p), hints: cbHints("collio_strategy", "tam", "collio_node_size", "2", "cb_config_list", "*:1", "cb_buffer_size", "64")},
+			aggs: (p + 1) / 2, hints: cbHints("collio_strategy", "tam", "collio_node_size", "2", "cb_config_list", "*:1", "cb_buffer_size", "64")},
 		writeVariant{name: "seg-static-overwrite", mode: rw, collective: true, strategy: "static", readBack: true,
 			overwrite: true, aggs: 1, noRMW: true, hints: cbHints("collio_strategy", "static", "cb_nodes", "1", "cb_buffer_size", "64")})
 	// The E10 cache (writeCollio adds e10_cache_path): each flush policy,
@@ -107,7 +107,7 @@ func variantsFor(shape string, p int) []writeVariant {
 			aggs: min(2, p), noRMW: true, hints: cbHints("collio_strategy", "static", "cb_nodes", "2",
 				"cb_buffer_size", "64", "e10_cache", "enable", "e10_cache_deferred_close", "enable")},
 		writeVariant{name: "e10-tam-2nodes", mode: rw, collective: true, strategy: "tam", readBack: true,
-			aggs: min(2, p), hints: cbHints("collio_strategy", "tam", "collio_node_size", "2", "cb_config_list", "*:1",
+			aggs: (p + 1) / 2, hints: cbHints("collio_strategy", "tam", "collio_node_size", "2", "cb_config_list", "*:1",
 				"cb_buffer_size", "64", "e10_cache", "enable", "e10_cache_threads", "2")})
 	seen := map[int]bool{p: true}
 	for _, k := range []int{1, 2} {
