@@ -107,3 +107,43 @@ func TestStrategiesOnSim(t *testing.T) {
 		})
 	}
 }
+
+// romio_lustre_ds_in_coll=disable on a striped file system: two-phase
+// aggregators write each run instead of read-modify-writing the holes; the
+// file is the same either way.
+func TestLustreDSInColl(t *testing.T) {
+	var want []byte
+	for _, mode := range []string{"enable", "disable"} {
+		p := tempPath(t, "s")
+		h := map[string]string{"collio_strategy": "twophase", "cb_config_list": "*:*", "collio_sim_bandwidth": "0",
+			"collio_sim_latency": "0", "collio_sim_lock_latency": "0", "striping_unit": "4096", "striping_factor": "2",
+			"romio_lustre_ds_in_coll": mode}
+		world(t, 3, func(c comm.Comm) error {
+			f, err := Open(c, "sim:"+p, ModeCreate|ModeRdWr, OpenOptions{Hints: h})
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			// 100 bytes of every 400 per rank: holes between the ranks' records.
+			ft := must(layout.Resized(layout.Bytes(100), 0, 400))
+			if err := f.SetView(View{Disp: int64(100 * c.Rank()), Etype: layout.Byte, Filetype: ft}, nil); err != nil {
+				return err
+			}
+			if _, err := f.WriteAtAll(Bytes(rankData(c.Rank(), 5000)), 0); err != nil {
+				return err
+			}
+			last, _ := f.Stats()
+			if rmw := last.RMW > 0; last.Aggregator && rmw != (mode == "enable") {
+				return fmt.Errorf("romio_lustre_ds_in_coll=%s: rank %d read-modify-wrote %v", mode, c.Rank(), last.RMW)
+			}
+			return nil
+		})
+		if want == nil {
+			for r := 0; r < 3; r++ {
+				v := View{Disp: int64(100 * r), Etype: layout.Byte, Filetype: must(layout.Resized(layout.Bytes(100), 0, 400))}
+				want = expected(want, v, 0, rankData(r, 5000))
+			}
+		}
+		require.Equal(t, want, readFile(t, p), mode)
+	}
+}

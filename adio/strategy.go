@@ -274,12 +274,22 @@ func (twoPhase) job(c *call, write bool) *twophase.Job {
 		Stripe:      stripe,
 		StripeCount: stripeCount,
 		CoRatio:     coRatio,
-		RMW:         f.dsWriteOK && f.hints.Enum(hints.RomioDSWrite) != hints.Disable,
+		RMW:         f.collectiveRMW(),
 		Atomic:      f.Atomicity(),
 		Overlap:     f.hints.Enum(hints.CollioOverlap) == hints.Enable,
 		Buffers:     &f.buffers,
 		Stats:       &f.last,
 	}
+}
+
+// collectiveRMW reports whether two-phase aggregators read-modify-write
+// the holes of a window (one write) or write each contiguous run:
+// romio_ds_write=disable (or the E10 cache) turns it off everywhere, and
+// romio_lustre_ds_in_coll=disable on a striped file system, as ROMIO's
+// Lustre driver.
+func (f *File) collectiveRMW() bool {
+	return f.dsWriteOK && f.hints.Enum(hints.RomioDSWrite) != hints.Disable &&
+		!(f.striped() && f.hints.Enum(hints.RomioLustreDSInColl) == hints.Disable)
 }
 
 // Only aggregators touch the file, so ranks that deferred their open
