@@ -51,8 +51,7 @@
 #                     what to run: collio, collio+<preset>, ompio/<fcoll>, romio321 (any romio*), or default
 #                     (no --mca). Presets: twophase, dynamic, static, tam (collio_strategy=<preset>),
 #                     indep (romio_cb_read/write=disable: independent I/O), allaggs (cb_config_list=*:*,
-#                     every rank aggregates), cyclic / aligned / even (collio_file_domains). collio+tam is
-#                     tried once first and skipped with a note while collio_strategy=tam is not available.
+#                     every rank aggregates), cyclic / aligned / even (collio_file_domains).
 #   SIM_VARIANTS="collio+cyclic collio+aligned collio+even collio+indep"
 #                     collio variants run a third time on the sim driver (an emulated striped file system:
 #                     4 targets, 1 MiB stripes, 200 MiB/s each, lock revocation 1 ms; in the disk directory)
@@ -244,21 +243,6 @@ pattern_list=$(
 	IFS=,
 	echo "${pats[*]}"
 )
-
-# collio+tam runs only once collio_strategy=tam works: try it once.
-if [[ " $VARIANTS $SIM_VARIANTS " == *" collio+tam "* ]]; then
-	probe=$(mktemp -d "${dirs[0]}/tam-probe.XXXXXX")
-	rc=0
-	"$MPIRUN" ${launcher[@]+"${launcher[@]}"} -np "$NP" "$COLLPERF" -q -impl collio -dir "$probe" -size 16 \
-		-hint collio_strategy=tam >"$raw/tam-probe.log" 2>&1 || rc=$?
-	rm -rf "$probe"
-	if [ "$rc" != 0 ] && grep -q "not available" "$raw/tam-probe.log"; then
-		VARIANTS=$(echo " $VARIANTS " | sed 's/ collio+tam / /; s/^ *//; s/ *$//')
-		SIM_VARIANTS=$(echo " $SIM_VARIANTS " | sed 's/ collio+tam / /; s/^ *//; s/ *$//')
-		notes+=("collio+tam skipped: collio_strategy=tam is not available yet ($(grep -m1 -o 'not available[^;]*' "$raw/tam-probe.log"))")
-		echo "bench: ${notes[-1]}" >&2
-	fi
-fi
 
 if [ "$INTERLEAVE" = 1 ]; then
 	rounds=$REPS
