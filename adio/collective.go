@@ -67,11 +67,7 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 	}
 	c.ranges = ranges
 	// Every rank evaluates the table on the same inputs: no agreement needed.
-	sieve := f.hints.Enum(hints.RomioDSRead) != hints.Disable
-	if write {
-		sieve = f.dsWriteOK && f.hints.Enum(hints.RomioDSWrite) != hints.Disable
-	}
-	name, reason, err := chooseStrategy(f.hints, situation{write: write, ranges: ranges, nodes: f.nodes.Count(), striped: f.striped(), sieve: sieve, bytes: f.callBytes})
+	name, reason, err := chooseStrategy(f.hints, situation{write: write, ranges: ranges, nodes: f.nodes.Count(), striped: f.striped(), sieve: f.sieves(write), bytes: f.callBytes})
 	if err != nil {
 		return 0, ioerr.Wrap(err, op, f.path, -1) // the same text on every rank
 	}

@@ -93,6 +93,16 @@ func (f *File) lockAtomic(v View, a Access, off int64, exclusive bool) (func(), 
 	return func() { f.f.Unlock(start, end-start) }, nil
 }
 
+// sieves reports whether independent writes (or reads) may use data
+// sieving: romio_ds_write (romio_ds_read) is not disable, and for writes
+// the file can be read (not write-only, no E10 cache).
+func (f *File) sieves(write bool) bool {
+	if write {
+		return f.dsWriteOK && f.hints.Enum(hints.RomioDSWrite) != hints.Disable
+	}
+	return f.hints.Enum(hints.RomioDSRead) != hints.Disable
+}
+
 // writeAt writes a at off through view v. alone tells that no other rank
 // can touch the file range of this access meanwhile (a collective call
 // whose ranks' ranges do not interleave): data sieving then needs no
@@ -120,7 +130,7 @@ func (f *File) writeAt(op string, v View, a Access, off int64, alone bool) (int6
 	b := &batcher{
 		f:         f.f,
 		mem:       a.Buf,
-		sieve:     f.dsWriteOK && f.hints.Enum(hints.RomioDSWrite) != "disable",
+		sieve:     f.sieves(true),
 		autoSieve: f.hints.Enum(hints.RomioDSWrite) == hints.Automatic,
 		bufSize:   f.hints.Int(hints.IndWrBufferSize),
 		lock:      !atomic && !alone,
@@ -158,7 +168,7 @@ func (f *File) readAt(op string, v View, a Access, off int64) (int64, error) {
 	b := &batcher{
 		f:         f.f,
 		mem:       a.Buf,
-		sieve:     f.hints.Enum(hints.RomioDSRead) != "disable",
+		sieve:     f.sieves(false),
 		autoSieve: f.hints.Enum(hints.RomioDSRead) == hints.Automatic,
 		bufSize:   f.hints.Int(hints.IndRdBufferSize),
 	}

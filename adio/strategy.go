@@ -288,8 +288,7 @@ func (twoPhase) job(c *call, write bool) *twophase.Job {
 // romio_lustre_ds_in_coll=disable on a striped file system, as ROMIO's
 // Lustre driver.
 func (f *File) collectiveRMW() bool {
-	return f.dsWriteOK && f.hints.Enum(hints.RomioDSWrite) != hints.Disable &&
-		!(f.striped() && f.hints.Enum(hints.RomioLustreDSInColl) == hints.Disable)
+	return f.sieves(true) && !(f.striped() && f.hints.Enum(hints.RomioLustreDSInColl) == hints.Disable)
 }
 
 // Only aggregators touch the file, so ranks that deferred their open
