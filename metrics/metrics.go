@@ -15,7 +15,11 @@ type Call struct {
 	Op       string `json:"op"`       // write_at_all, read_all, ...
 	Strategy string `json:"strategy"` // twophase, independent, ...
 	Reason   string `json:"reason"`   // why the strategy was chosen
-	Bytes    int64  `json:"bytes"`    // data bytes this rank moved
+	// Domains is how two-phase split the file among aggregators: even,
+	// aligned, stripe_cyclic, or affinity with how many blocks stayed with
+	// the rank that has most of their data.
+	Domains string `json:"domains,omitempty"`
+	Bytes   int64  `json:"bytes"` // data bytes this rank moved
 
 	Rounds      int  `json:"rounds"`      // two-phase rounds (cycles)
 	Aggregators int  `json:"aggregators"` // ranks that did file I/O for the others

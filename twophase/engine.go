@@ -3,10 +3,12 @@ package twophase
 import (
 	"container/heap"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
 
+	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/metrics"
 )
 
@@ -19,10 +21,15 @@ type engine struct {
 	domains  []Range
 	domainOf []int // domainOf[rank] = the domain that rank aggregates, or -1
 	rounds   int
-	// window is the file range aggregator i handles in round m.
-	window func(i, m int) Range
-	sl     *slicer
-	stats  *metrics.Call
+	// window appends to buf the file ranges aggregator i handles in round
+	// m: one range, or several with affinity domains.
+	window func(i, m int, buf []Range) []Range
+	wbuf   []Range
+	// local: with affinity domains, every rank's data lies in its own
+	// domain, so the rounds skip the exchange (planAffinity).
+	local bool
+	sl    *slicer
+	stats *metrics.Call
 
 	// Two round states: with overlap, the file I/O of one round runs in a
 	// goroutine while the next round is exchanged in the other state.
@@ -40,10 +47,16 @@ type engine struct {
 // roundState is what one round needs from its request exchange until its
 // file I/O is done.
 type roundState struct {
-	// This rank's pieces in the round, per domain, and the data range
-	// [lo, hi) (relative to the access) they cover.
-	mine   [][]piece
-	lo, hi []int64
+	// This rank's pieces in the round, per domain, the data range [lo,
+	// hi) (relative to the access) they lie in and their bytes n (less
+	// than hi-lo when a window of several ranges leaves gaps in it).
+	mine      [][]piece
+	lo, hi, n []int64
+	// inPlace: the user's buffer is contiguous and no domain's data has
+	// gaps, so each aggregator's part is one slice of it.
+	inPlace bool
+	// win is this rank's own window in the round, when it aggregates.
+	win []Range
 	// On aggregators: each source rank's (offset, length) list and bytes.
 	src      [][]extent
 	srcBytes []int64
@@ -110,7 +123,10 @@ func newEngine(j *Job) (*engine, error) {
 	if !ok {
 		return e, nil // nothing to do anywhere
 	}
-	e.plan(span)
+	e.sl = newSlicer(j)
+	if err := e.plan(span); err != nil {
+		return nil, err
+	}
 	e.domainOf = make([]int, n)
 	for r := range e.domainOf {
 		e.domainOf[r] = -1
@@ -118,7 +134,6 @@ func newEngine(j *Job) (*engine, error) {
 	for i, a := range e.aggs {
 		e.domainOf[a] = i
 	}
-	e.sl = newSlicer(j)
 	bufs := j.Buffers
 	if bufs == nil {
 		bufs = new(Buffers)
@@ -130,6 +145,7 @@ func newEngine(j *Job) (*engine, error) {
 		st.mine = make([][]piece, len(e.domains))
 		st.lo = make([]int64, len(e.domains))
 		st.hi = make([]int64, len(e.domains))
+		st.n = make([]int64, len(e.domains))
 		st.src = make([][]extent, n)
 		st.srcBytes = make([]int64, n)
 	}
@@ -173,10 +189,12 @@ func (e *engine) aggregator() bool { return e.domainOf != nil && e.domainOf[e.ra
 // ActiveAggregators of the aggregators take part, aggregator i owns every
 // stripe whose index is i modulo their number, and handles one of its
 // stripes per round, so no two aggregators ever share a stripe (a lock
-// unit). Otherwise (ROMIO's generic rule): the span is split into equal
-// domains, their inner edges moved to stripe boundaries when Stripe > 0,
-// handled BufSize bytes per round.
-func (e *engine) plan(span Range) {
+// unit). Affinity (Job.AffinityBlock > 0, see affinity.go): blocks go to
+// the aggregator with most data in them, whole blocks per round.
+// Otherwise (ROMIO's generic rule): the span is split into equal domains,
+// their inner edges moved to stripe boundaries when Stripe > 0, handled
+// BufSize bytes per round.
+func (e *engine) plan(span Range) error {
 	j := e.j
 	if j.StripeCount > 0 && j.Stripe > 0 {
 		active := ActiveAggregators(len(j.Aggregators), j.StripeCount, j.CoRatio)
@@ -186,16 +204,97 @@ func (e *engine) plan(span Range) {
 			e.domains[i] = span // each aggregator's stripes are spread over all of it
 		}
 		e.rounds = StripeRounds(span, j.Stripe, active)
-		e.window = func(i, m int) Range {
-			w, _ := StripeWindow(span, j.Stripe, active, i, m)
-			return w
+		e.window = func(i, m int, buf []Range) []Range {
+			if w, ok := StripeWindow(span, j.Stripe, active, i, m); ok {
+				buf = append(buf, w)
+			}
+			return buf
 		}
-		return
+		e.stats.Domains = "stripe_cyclic"
+		return nil
 	}
 	e.aggs = j.Aggregators
+	if b := j.AffinityBlock; b > 0 && b <= j.BufSize && len(e.aggs) > 1 && e.size < 1<<20 {
+		return e.planAffinity(span, b)
+	}
 	e.domains = FileDomains(span, len(e.aggs), j.MinDomain, j.Stripe)
 	e.rounds = Rounds(e.domains, j.BufSize)
-	e.window = func(i, m int) Range { return Window(e.domains[i], m, j.BufSize) }
+	e.window = func(i, m int, buf []Range) []Range {
+		if w := Window(e.domains[i], m, j.BufSize); !w.Empty() {
+			buf = append(buf, w)
+		}
+		return buf
+	}
+	e.stats.Domains = "even"
+	if j.Stripe > 0 {
+		e.stats.Domains = "aligned"
+	}
+	return nil
+}
+
+// planAffinity finds each block's owner (every rank counts its own bytes
+// per block; one Allreduce picks the largest) and assigns the blocks.
+func (e *engine) planAffinity(span Range, block int64) error {
+	j := e.j
+	done := metrics.Timer(&e.stats.Plan)
+	mine := make([]int64, Blocks(span, block))
+	countErr := e.sl.blockBytes(span, block, mine, e.rank)
+	done()
+	// Every rank takes part even after an error, so none is left waiting.
+	stop := metrics.Timer(&e.stats.ReqExchange)
+	keys := make([]int64, len(mine))
+	err := j.Comm.AllreduceInt64(mine, keys, comm.OpMax)
+	stop()
+	if err = errors.Join(countErr, err); err != nil {
+		return err
+	}
+	done = metrics.Timer(&e.stats.Plan)
+	owners := make([]int, len(keys))
+	for i, k := range keys {
+		owners[i] = KeyOwner(k)
+	}
+	aggOf := make([]int, e.size)
+	for r := range aggOf {
+		aggOf[r] = -1
+	}
+	for i, a := range e.aggs {
+		aggOf[a] = i
+	}
+	doms, kept := AffinityDomains(span, block, owners, aggOf, len(e.aggs))
+	perRound := int(j.BufSize / block)
+	e.domains = make([]Range, len(e.aggs))
+	e.rounds = AffinityRounds(doms, perRound)
+	e.window = func(i, m int, buf []Range) []Range {
+		return AffinityWindow(buf, span, block, doms[i], m, perRound)
+	}
+	size := fmt.Sprintf("%d B", block)
+	if block%1024 == 0 {
+		size = fmt.Sprintf("%d KiB", block>>10)
+	}
+	e.stats.Domains = fmt.Sprintf("affinity: %d of %d blocks of %s at their main rank", kept.Kept, kept.WithData, size)
+	done()
+	if kept.Kept < kept.WithData {
+		return nil
+	}
+	// Every block with data is at its main writer. If no rank has bytes
+	// in a block another rank owns, nothing would cross ranks: the rounds
+	// then run without any exchange. Each rank knows that of itself; one
+	// more (one-element) Allreduce makes it everyone's.
+	var foreign [1]int64
+	for i, k := range mine {
+		if k > 0 && owners[i] != e.rank {
+			foreign[0] = 1
+			break
+		}
+	}
+	defer metrics.Timer(&e.stats.ReqExchange)()
+	if err := j.Comm.AllreduceInt64(foreign[:], foreign[:], comm.OpMax); err != nil {
+		return err
+	}
+	if e.local = foreign[0] == 0; e.local {
+		e.stats.Domains += ", no exchange"
+	}
+	return nil
 }
 
 // requests finds this rank's pieces in every aggregator's window of round
@@ -203,21 +302,39 @@ func (e *engine) plan(span Range) {
 // Alltoall of (pieces, bytes) per peer, then an Alltoallv of the lists.
 func (e *engine) requests(m int, st *roundState) error {
 	done := metrics.Timer(&e.stats.Plan)
+	st.inPlace = e.j.memContiguous()
+	st.win = st.win[:0]
 	for i := range e.domains {
+		if e.local && e.aggs[i] != e.rank {
+			// planAffinity found no data of this rank there.
+			st.mine[i], st.lo[i], st.hi[i], st.n[i] = st.mine[i][:0], 0, 0, 0
+			continue
+		}
+		e.wbuf = e.window(i, m, e.wbuf[:0])
+		if e.aggs[i] == e.rank {
+			st.win = append(st.win, e.wbuf...)
+		}
 		var err error
-		st.mine[i], st.lo[i], st.hi[i], err = e.sl.in(e.window(i, m), st.mine[i][:0])
+		st.mine[i], st.lo[i], st.hi[i], st.n[i], err = e.sl.in(e.wbuf, st.mine[i][:0])
 		if err != nil {
 			done()
 			return err
 		}
+		if st.n[i] != st.hi[i]-st.lo[i] {
+			st.inPlace = false
+		}
 	}
 	done()
+	if e.local {
+		e.requestsLocal(st)
+		return nil
+	}
 	defer metrics.Timer(&e.stats.ReqExchange)()
 
 	clear(e.countsSend)
 	for i, a := range e.aggs {
 		binary.LittleEndian.PutUint64(e.countsSend[16*a:], uint64(len(st.mine[i])))
-		binary.LittleEndian.PutUint64(e.countsSend[16*a+8:], uint64(st.hi[i]-st.lo[i]))
+		binary.LittleEndian.PutUint64(e.countsSend[16*a+8:], uint64(st.n[i]))
 	}
 	if err := e.j.Comm.Alltoall(e.countsSend, e.countsRecv, 16); err != nil {
 		return err
@@ -267,6 +384,23 @@ func (e *engine) requests(m int, st *roundState) error {
 		st.bySrc, st.sorted = e.entries(st)
 	}
 	return nil
+}
+
+// requestsLocal is requests without the exchange: an aggregator's
+// requests are its own pieces, and nobody else's.
+func (e *engine) requestsLocal(st *roundState) {
+	for s := range st.src {
+		st.src[s], st.srcBytes[s] = st.src[s][:0], 0
+	}
+	i := e.domainOf[e.rank]
+	if i < 0 {
+		return
+	}
+	for _, pc := range st.mine[i] {
+		st.src[e.rank] = append(st.src[e.rank], extent{pc.file, pc.n})
+	}
+	st.srcBytes[e.rank] = st.n[i]
+	st.bySrc, st.sorted = e.entries(st)
 }
 
 // count records the messages of an Alltoall with n-byte blocks: one per

@@ -24,7 +24,7 @@ func BenchmarkPlanPieces(b *testing.B) {
 				total := 0
 				for w := int64(0); w < int64(32*n); w += j.BufSize {
 					var err error
-					buf, _, _, err = sl.in(Range{w, w + j.BufSize}, buf[:0])
+					buf, _, _, _, err = sl.in([]Range{{w, w + j.BufSize}}, buf[:0])
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -83,7 +83,7 @@ func (e *engine) prepareRead(m int, st *roundState) error {
 	// An aggregator reads its own pieces straight into a contiguous user
 	// buffer: no copy through the send buffer, nothing through MPI.
 	st.self, st.selfAt = nil, 0
-	if i := e.domainOf[e.rank]; i >= 0 && e.j.memContiguous() && st.hi[i] > st.lo[i] && st.srcBytes[e.rank] == st.hi[i]-st.lo[i] {
+	if i := e.domainOf[e.rank]; i >= 0 && st.inPlace && st.n[i] > 0 {
 		st.self = e.j.Access.Buf[st.lo[i]:st.hi[i]]
 		for s := 0; s < e.rank; s++ {
 			st.selfAt += st.srcBytes[s]
@@ -119,7 +119,7 @@ func (e *engine) deliver(st *roundState) error {
 	}
 	// A contiguous user buffer receives in place.
 	recv := j.Access.Buf
-	packed := !j.memContiguous()
+	packed := !st.inPlace
 	total := 0
 	for p := 0; p < e.size; p++ {
 		e.rcounts[p], e.rdispls[p] = 0, 0
@@ -127,7 +127,7 @@ func (e *engine) deliver(st *roundState) error {
 		if i < 0 {
 			continue
 		}
-		e.rcounts[p] = int(st.hi[i] - st.lo[i])
+		e.rcounts[p] = int(st.n[i])
 		if packed {
 			e.rdispls[p] = total
 			total += e.rcounts[p]
@@ -147,7 +147,10 @@ func (e *engine) deliver(st *roundState) error {
 		}
 		e.scounts[e.rank], e.rcounts[e.rank] = 0, 0
 	}
-	err := j.Comm.Alltoallv(send, e.scounts, e.sdispls, recv, e.rcounts, e.rdispls)
+	var err error
+	if !e.local { // nothing to move otherwise
+		err = j.Comm.Alltoallv(send, e.scounts, e.sdispls, recv, e.rcounts, e.rdispls)
+	}
 	done()
 	if err != nil {
 		return err

@@ -187,11 +187,12 @@ func TestRandomCollective(t *testing.T) {
 			stripeCount = rapid.IntRange(0, 5).Draw(rt, "stripe_count") // 0: generic domains
 		}
 		coRatio := rapid.IntRange(1, 3).Draw(rt, "co_ratio")
+		affinity := rapid.SampledFrom([]int64{0, 4, 8, 32}).Draw(rt, "affinity_block") // used when <= cb and no stripe count
 		defer func(g int64) { maxGap = g }(maxGap)
 		maxGap = rapid.SampledFrom([]int64{0, 4, 64 << 10}).Draw(rt, "max_gap")
 		path := filepath.Join(t.TempDir(), "r")
 		if _, err := runCollective(t, path, cases, aggs, bufSize, rmw, stripe, func(j *Job) {
-			j.Overlap, j.StripeCount, j.CoRatio = overlap, stripeCount, coRatio
+			j.Overlap, j.StripeCount, j.CoRatio, j.AffinityBlock = overlap, stripeCount, coRatio, affinity
 		}); err != nil {
 			rt.Fatal(err)
 		}
@@ -249,7 +250,8 @@ func TestRandomManyRanks(t *testing.T) {
 		bufSize := rapid.Int64Range(blk*int64(np)/4+1, blk*int64(np)*2).Draw(rt, "cb")
 		path := filepath.Join(t.TempDir(), "m")
 		overlap := rapid.Bool().Draw(rt, "overlap")
-		if _, err := runCollective(t, path, cases, aggs, bufSize, rapid.Bool().Draw(rt, "rmw"), 0, func(j *Job) { j.Overlap = overlap }); err != nil {
+		affinity := rapid.SampledFrom([]int64{0, blk, 4 * blk}).Draw(rt, "affinity_block")
+		if _, err := runCollective(t, path, cases, aggs, bufSize, rapid.Bool().Draw(rt, "rmw"), 0, func(j *Job) { j.Overlap, j.AffinityBlock = overlap, affinity }); err != nil {
 			rt.Fatal(err)
 		}
 		got, _ := os.ReadFile(path)

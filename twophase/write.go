@@ -2,7 +2,9 @@ package twophase
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/collio/collio/metrics"
@@ -37,7 +39,7 @@ func (e *engine) writeRound(m int, st *roundState) error {
 	// The data, in peer rank order. A contiguous user buffer is sent in
 	// place: each aggregator's part is one slice of it.
 	send := j.Access.Buf
-	packed := !e.j.memContiguous()
+	packed := !st.inPlace
 	if packed {
 		send = st.send.appendTo()
 	}
@@ -47,7 +49,7 @@ func (e *engine) writeRound(m int, st *roundState) error {
 		if i < 0 {
 			continue
 		}
-		e.scounts[p] = int(st.hi[i] - st.lo[i])
+		e.scounts[p] = int(st.n[i])
 		if !packed {
 			e.sdispls[p] = int(st.lo[i])
 			continue
@@ -82,7 +84,10 @@ func (e *engine) writeRound(m int, st *roundState) error {
 	// Only aggregators hold received data: at most their window per round.
 	recv := st.recv.get(total)
 	done := metrics.Timer(&e.stats.Shuffle)
-	err := j.Comm.Alltoallv(send, e.scounts, e.sdispls, recv, e.rcounts, e.rdispls)
+	var err error
+	if !e.local { // nothing to move otherwise
+		err = j.Comm.Alltoallv(send, e.scounts, e.sdispls, recv, e.rcounts, e.rdispls)
+	}
 	done()
 	if err != nil {
 		return err
@@ -94,10 +99,33 @@ func (e *engine) writeRound(m int, st *roundState) error {
 	return nil
 }
 
-// writeWindow writes the data an aggregator received in one round. It
-// touches only st and the file, so it can run behind the next exchange.
+// writeWindow writes the data an aggregator received in one round, range
+// by range of its window: a hole between two ranges belongs to another
+// aggregator and is never read-modify-written. It touches only st and the
+// file, so it can run behind the next exchange.
 func (e *engine) writeWindow(st *roundState, data []byte) (r ioResult) {
-	bySrc, sorted := st.bySrc, st.sorted
+	sorted := st.sorted
+	for _, w := range st.win {
+		k := 0
+		for k < len(sorted) && sorted[k].off < w.End {
+			k++
+		}
+		if k > 0 {
+			if r = e.writeRange(st, data, sorted[:k], r); r.err != nil {
+				return r
+			}
+		}
+		sorted = sorted[k:]
+	}
+	if len(sorted) > 0 {
+		r.err = fmt.Errorf("twophase: %d pieces from offset %d lie outside this aggregator's window %v", len(sorted), sorted[0].off, st.win)
+	}
+	return r
+}
+
+// writeRange writes the pieces of one window range, sorted by offset.
+func (e *engine) writeRange(st *roundState, data []byte, sorted []entry, acc ioResult) (r ioResult) {
+	r = acc
 	span, holes, overlaps := shape(sorted)
 	f := e.j.File
 	if e.j.Atomic {
@@ -140,7 +168,14 @@ func (e *engine) writeWindow(st *roundState, data []byte) (r ioResult) {
 		}
 		clear(win[n:])
 	}
-	for _, x := range bySrc {
+	order := sorted
+	if overlaps {
+		// sorted is by (offset, source): a stable sort by source gives
+		// each source's pieces in file order, sources in rank order.
+		order = slices.Clone(sorted)
+		slices.SortStableFunc(order, func(a, b entry) int { return a.src - b.src })
+	}
+	for _, x := range order {
 		copy(win[x.off-span.Start:], e.pieceData(st, data, x))
 	}
 	start := time.Now()

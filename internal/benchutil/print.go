@@ -54,10 +54,14 @@ func PrintBreakdown(w io.Writer, results []Result) {
 }
 
 func strategyText(c *Breakdown) string {
-	if c.Reason == "" {
-		return c.Strategy
+	s := c.Strategy
+	if c.Reason != "" {
+		s += " (" + c.Reason + ")"
 	}
-	return c.Strategy + " (" + c.Reason + ")"
+	if c.Domains != "" {
+		s += " [domains " + c.Domains + "]"
+	}
+	return s
 }
 
 // PrintMemory prints peak RSS per rank for each implementation and the Go

@@ -79,6 +79,7 @@ type AllocStats struct {
 type Breakdown struct {
 	Strategy    string  `json:"strategy"`
 	Reason      string  `json:"reason"`
+	Domains     string  `json:"domains,omitempty"` // two-phase's file domain rule (metrics.Call.Domains)
 	Rounds      int     `json:"rounds"`
 	Aggregators int     `json:"aggregators"`
 	Plan        float64 `json:"plan_s"`
@@ -200,7 +201,7 @@ func Reduce(c comm.Comm, s *Sample, r *Result) error {
 	if r.Kind == "collio" {
 		sec := func(ns int64) float64 { return float64(ns) / 1e9 }
 		r.Collio = &Breakdown{
-			Strategy: s.Last.Strategy, Reason: s.Last.Reason, Rounds: int(m[10]), Aggregators: int(m[11]),
+			Strategy: s.Last.Strategy, Reason: s.Last.Reason, Domains: s.Last.Domains, Rounds: int(m[10]), Aggregators: int(m[11]),
 			Plan: sec(m[3]), Exchange: sec(m[4]), Shuffle: sec(m[5]), IO: sec(m[6]), RMW: sec(m[7]), IOWait: sec(m[8]), Total: sec(m[9]),
 			CacheDrain: sec(m[12]), Agree: sec(m[13]),
 			MsgsSent: sumv[1], MsgsRecv: sumv[2], BytesSent: sumv[3], BytesRecv: sumv[4],

@@ -1,0 +1,264 @@
+package twophase
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/collio/collio/driver"
+	"github.com/collio/collio/driver/ufs"
+	"github.com/collio/collio/internal/comm"
+	"github.com/collio/collio/layout"
+	"github.com/collio/collio/metrics"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+)
+
+func TestAffinityBlockSize(t *testing.T) {
+	const K = 1 << 10
+	require.Equal(t, int64(64*K), AffinityBlockSize(Range{0, 512 * K * K}, 4, 16*K*K, 0))       // 8192 blocks
+	require.Equal(t, int64(128*K), AffinityBlockSize(Range{0, 1024 * K * K}, 4, 16*K*K, 0))     // doubled to stay at 8192
+	require.Equal(t, int64(96*K), AffinityBlockSize(Range{0, 64 * K * K}, 4, 16*K*K, 96*K))     // a stripe
+	require.Equal(t, int64(768*K), AffinityBlockSize(Range{0, 4 * K * K * K}, 4, 16*K*K, 96*K)) // doubled stripes
+	require.Zero(t, AffinityBlockSize(Range{0, 512 * K * K}, 1, 16*K*K, 0), "one aggregator")
+	require.Zero(t, AffinityBlockSize(Range{0, 512 * K * K}, 4, 32*K, 0), "block above cb_buffer_size")
+	require.Zero(t, AffinityBlockSize(Range{0, 511 * K}, 4, 16*K*K, 0), "under two blocks per aggregator")
+	require.Zero(t, AffinityBlockSize(Range{5, 5}, 4, 16*K*K, 0))
+}
+
+func TestOwnerKey(t *testing.T) {
+	require.Equal(t, -1, KeyOwner(0))
+	require.Equal(t, -1, KeyOwner(OwnerKey(0, 3)))
+	require.Equal(t, 7, KeyOwner(OwnerKey(1, 7)))
+	// The maximum names the rank with most bytes, the lowest on ties.
+	require.Equal(t, 2, KeyOwner(max(OwnerKey(10, 1), OwnerKey(11, 2), OwnerKey(3, 0))))
+	require.Equal(t, 1, KeyOwner(max(OwnerKey(10, 1), OwnerKey(10, 2), OwnerKey(10, 5))))
+	require.Equal(t, 1<<20-1, KeyOwner(OwnerKey(1<<40, 1<<20-1)))
+}
+
+// Blocks tile the span, aligned to the file; every block with data goes
+// to exactly one aggregator, owners keep theirs up to the quota, and the
+// windows of all rounds give back exactly each domain's blocks.
+func TestAffinityDomainsProperties(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		block := rapid.Int64Range(1, 50).Draw(rt, "block")
+		start := rapid.Int64Range(0, 200).Draw(rt, "start")
+		span := Range{start, start + rapid.Int64Range(1, 2000).Draw(rt, "len")}
+		nb := Blocks(span, block)
+		at := span.Start
+		for i := range nb {
+			r := BlockRange(span, block, i)
+			if r.Start != at || r.Empty() || r.End > span.End || (r.End != span.End && r.End%block != 0) {
+				rt.Fatalf("block %d is %v after %d", i, r, at)
+			}
+			at = r.End
+		}
+		if at != span.End {
+			rt.Fatalf("blocks end at %d, span at %d", at, span.End)
+		}
+
+		np := rapid.IntRange(1, 9).Draw(rt, "np")
+		naggs := rapid.IntRange(1, np).Draw(rt, "naggs")
+		aggs := rapid.Permutation(seq(np)).Draw(rt, "aggs")[:naggs]
+		aggOf := make([]int, np)
+		for r := range aggOf {
+			aggOf[r] = -1
+		}
+		for i, a := range aggs {
+			aggOf[a] = i
+		}
+		owners := make([]int, nb)
+		for i := range owners {
+			owners[i] = rapid.IntRange(-1, np-1).Draw(rt, "owner")
+		}
+		doms, c := AffinityDomains(span, block, owners, aggOf, naggs)
+		withData := 0
+		for _, o := range owners {
+			if o >= 0 {
+				withData++
+			}
+		}
+		quota := (withData+naggs-1)/naggs + ((withData+naggs-1)/naggs+1)/2
+		seen := make([]int, nb)
+		kept := 0
+		for a, d := range doms {
+			ownBlocks := 0
+			for k, b := range d {
+				if k > 0 && d[k-1] >= b {
+					rt.Fatalf("domain %d not in file order: %v", a, d)
+				}
+				seen[b]++
+				if aggOf[owners[b]] == a {
+					ownBlocks++
+				}
+			}
+			kept += ownBlocks
+			if ownBlocks > quota && ownBlocks > 0 {
+				// Only blocks that fell back by position may exceed it.
+				even := FileDomains(span, naggs, 0, 0)
+				extra := 0
+				for _, b := range d {
+					if s := BlockRange(span, block, int(b)).Start; s >= even[a].Start && s < even[a].End {
+						extra++
+					}
+				}
+				if ownBlocks-extra > quota {
+					rt.Fatalf("aggregator %d kept %d blocks of its own, quota %d", a, ownBlocks, quota)
+				}
+			}
+			// Windows of perRound blocks give back the domain.
+			perRound := rapid.IntRange(1, 4).Draw(rt, "per_round")
+			var got, want []Range
+			for m := range AffinityRounds(doms, perRound) {
+				got = AffinityWindow(got, span, block, d, m, perRound)
+			}
+			for _, b := range d {
+				want = AffinityWindow(want, span, block, []int32{b}, 0, 1)
+			}
+			if total(got) != total(want) || len(got) > len(want) {
+				rt.Fatalf("windows %v for blocks %v", got, want)
+			}
+		}
+		for b, n := range seen {
+			if want := map[bool]int{true: 1, false: 0}[owners[b] >= 0]; n != want {
+				rt.Fatalf("block %d (owner %d) assigned %d times", b, owners[b], n)
+			}
+		}
+		if c.WithData != withData || c.Kept > kept {
+			rt.Fatalf("count %+v, %d with data, %d at their owner", c, withData, kept)
+		}
+	})
+}
+
+func total(rs []Range) (n int64) {
+	for _, r := range rs {
+		n += r.Len()
+	}
+	return n
+}
+
+// collperf's layout on a 2x2 process grid: every rank owns whole runs, so
+// with affinity domains no data crosses ranks (only the request lists),
+// while ROMIO's even domains move half of it; the files are the same.
+func TestAffinityKeepsOwnedRuns(t *testing.T) {
+	g := []int{16, 16, 16}
+	cases := make([]rankCase, 4)
+	for r := range cases {
+		sub := must(layout.Subarray(g, []int{8, 8, 16}, []int{8 * (r / 2), 8 * (r % 2), 0}, layout.OrderC, layout.Int32))
+		size := sub.Size()
+		cases[r] = rankCase{Access{Buf: fill(size, r), Count: size, Filetype: sub, Size: size}, fill(size, r)}
+	}
+	aggs := []int{0, 1, 2, 3}
+	sent := map[int64]int64{}
+	for _, block := range []int64{0, 512} {
+		path := filepath.Join(t.TempDir(), "f")
+		stats, err := runCollective(t, path, cases, aggs, 4096, true, 0, func(j *Job) { j.AffinityBlock = block })
+		require.NoError(t, err)
+		got, _ := os.ReadFile(path)
+		require.Equal(t, expectedFile(cases), got)
+		for _, s := range stats {
+			sent[block] += s.BytesSent
+		}
+		if block > 0 {
+			require.Equal(t, "affinity: 32 of 32 blocks of 512 B at their main rank, no exchange", stats[0].Domains)
+		}
+	}
+	// Even domains: half of 16 KiB crosses each way (write and read).
+	require.Greater(t, sent[0], int64(16<<10))
+	require.Zero(t, sent[512], "nothing crosses ranks")
+}
+
+// One rank writing a few bytes into another's block: the blocks stay with
+// their main writers, but the rounds exchange again, and the stray bytes
+// reach the file.
+func TestAffinityStrayBytes(t *testing.T) {
+	const blk = 256
+	cases := make([]rankCase, 3)
+	for r := range cases {
+		// Rank r writes block r whole; rank 2 also the first 8 bytes of
+		// block 3 and rank 0 the rest of it.
+		ft := must(layout.Indexed([]int{blk}, []int{r * blk}, layout.Byte))
+		size := int64(blk)
+		switch r {
+		case 0:
+			ft = must(layout.Indexed([]int{blk, blk - 8}, []int{0, 3*blk + 8}, layout.Byte))
+			size = 2*blk - 8
+		case 2:
+			ft = must(layout.Indexed([]int{blk, 8}, []int{2 * blk, 3 * blk}, layout.Byte))
+			size = blk + 8
+		}
+		cases[r] = rankCase{Access{Buf: fill(size, r), Count: size, Filetype: ft, Size: size}, fill(size, r)}
+	}
+	path := filepath.Join(t.TempDir(), "f")
+	stats, err := runCollective(t, path, cases, []int{0, 1, 2}, 1024, true, 0, func(j *Job) { j.AffinityBlock = blk })
+	require.NoError(t, err)
+	got, _ := os.ReadFile(path)
+	require.Equal(t, expectedFile(cases), got)
+	require.Equal(t, "affinity: 4 of 4 blocks of 256 B at their main rank", stats[0].Domains)
+	require.Positive(t, stats[2].BytesSent)
+}
+
+// A write's file time is recorded on the aggregators that wrote, with
+// either kind of domains.
+func TestWriteRecordsIO(t *testing.T) {
+	for _, block := range []int64{0, 64} {
+		n := 3
+		stats := make([]metrics.Call, n)
+		dir := t.TempDir()
+		err := comm.RunWorldTimeout(n, 0, 60*time.Second, func(c comm.Comm) error {
+			f, err := ufs.New().Open(filepath.Join(dir, "f"), driver.OpenOptions{Flags: driver.ORdWr | driver.OCreate})
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			// Rank r writes bytes [r*256, (r+1)*256).
+			ranges := []Range{{0, 256}, {256, 512}, {512, 768}}
+			r := c.Rank()
+			ft := must(layout.Indexed([]int{256}, []int{256 * r}, layout.Byte))
+			return Write(&Job{Comm: c, File: f, Aggregators: []int{0, 1, 2}, Ranges: ranges, BufSize: 1024, AffinityBlock: block,
+				Access: Access{Buf: fill(256, r), Count: 256, Filetype: ft, Size: 256}, Stats: &stats[r]})
+		})
+		require.NoError(t, err)
+		for r, s := range stats {
+			require.Positive(t, s.IO, "rank %d, affinity block %d", r, block)
+		}
+	}
+}
+
+// Counting a rank's bytes per block by walking its pieces and by the data
+// before each block boundary give the same keys.
+func TestBlockBytesBothWays(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		np := rapid.IntRange(1, 5).Draw(rt, "np")
+		r := rapid.IntRange(0, np-1).Draw(rt, "rank")
+		blk := rapid.Int64Range(1, 40).Draw(rt, "blk")
+		gap := rapid.Int64Range(0, 30).Draw(rt, "gap")
+		ft := must(layout.Resized(layout.Bytes(blk), 0, int64(np)*(blk+gap)))
+		nblocks := rapid.Int64Range(1, 30).Draw(rt, "nblocks")
+		skip := rapid.Int64Range(0, blk*nblocks-1).Draw(rt, "skip")
+		a := Access{Count: nblocks*blk - skip, Filetype: ft, Disp: int64(r) * (blk + gap), DataStart: skip, Size: nblocks*blk - skip}
+		j := &Job{Access: a, Ranges: make([]Range, np)}
+		offs := fileOffsets(a)
+		j.Ranges[r] = Range{offs[0], offs[len(offs)-1] + 1}
+		span := Range{rapid.Int64Range(0, j.Ranges[r].Start).Draw(rt, "span_start"), j.Ranges[r].End + rapid.Int64Range(0, 50).Draw(rt, "span_more")}
+		block := rapid.Int64Range(1, 64).Draw(rt, "block")
+		count := func(budget int) []int64 {
+			defer func(f func(int) int) { pieceBudget = f }(pieceBudget)
+			pieceBudget = func(int) int { return budget }
+			keys := make([]int64, Blocks(span, block))
+			if err := newSlicer(j).blockBytes(span, block, keys, r); err != nil {
+				rt.Fatal(err)
+			}
+			return keys
+		}
+		byPieces, byBoundaries := count(1<<30), count(0)
+		require.Equal(rt, byBoundaries, byPieces)
+		require.Equal(rt, byBoundaries, count(rapid.IntRange(1, 5).Draw(rt, "budget")), "giving up part way")
+		var sum int64
+		for _, k := range byPieces {
+			sum += k >> 20
+		}
+		require.Equal(rt, a.Size, sum)
+	})
+}
