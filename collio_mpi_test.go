@@ -347,6 +347,7 @@ func emptyRank(p, r int) (*shape, error) {
 
 var shapeCases = []shapeCase{
 	{"subarray-C", subarrayC},
+	{"subarray-runs", subarrayRuns},
 	{"subarray-C-memvector", subarrayCMem},
 	{"subarray-Fortran", subarrayFortran},
 	{"vector", vectorStrided},
@@ -437,6 +438,7 @@ type equalityRun struct {
 	t     *testing.T
 	c     comm.Comm
 	sh    *shape
+	sc    string // the shape's name
 	etL   *collio.Type
 	ftL   *collio.Type
 	memL  *collio.Type
@@ -463,7 +465,7 @@ func runShape(t *testing.T, c comm.Comm, sc shapeCase) {
 		}
 		together(t, c, err, "building the memory type")
 	}
-	e := &equalityRun{t: t, c: c, sh: sh, paths: map[string]string{}}
+	e := &equalityRun{t: t, c: c, sh: sh, sc: sc.name, paths: map[string]string{}}
 	e.decode()
 	e.makeData()
 	e.total = sumInt64(t, c, int64(sh.nbytes))

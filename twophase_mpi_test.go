@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/collio/collio"
@@ -269,6 +270,10 @@ func (e *equalityRun) checkWriteStats(f *collio.File, last collio.Stats, v write
 		// Chosen per call (collio_auto_aggregators): every rank on one node.
 		return fmt.Errorf("stats report %d aggregators of %d ranks", last.Aggregators, e.c.Size())
 	}
+	if e.sc == "subarray-runs" && v.name == fmt.Sprintf("tp-agg%d", e.c.Size()) && e.c.Size() > 1 &&
+		!(strings.HasPrefix(last.Domains, "affinity: ") && strings.Contains(last.Domains, fmt.Sprintf(" %d of %d blocks", e.total>>16, e.total>>16))) {
+		return fmt.Errorf("file domains %q, want affinity with all %d blocks at their writer", last.Domains, e.total>>16)
+	}
 	buf := v.cbBuf
 	if buf == 0 {
 		buf = defaultCBBuffer
@@ -299,6 +304,24 @@ func (e *equalityRun) checkRMW(last collio.Stats, v writeVariant) {
 
 // ---------------------------------------------------------------------------
 // Shapes for two-phase.
+
+// subarrayRuns: coll_perf's layout at a size where each rank's runs are
+// whole 64 KiB blocks: an 8x256x128 array of ints on a 2-D process grid
+// (the last dimension whole), 1 MiB in all. Two-phase's automatic file
+// domains on one node are then affinity domains that keep every block at
+// its writer (checkWriteStats).
+func subarrayRuns(p, r int) (*shape, error) {
+	px, py := grid2(p)
+	xlo, xhi := split(8, px, r/py)
+	ylo, yhi := split(256, py, r%py)
+	sub, start := []int{xhi - xlo, yhi - ylo, 128}, []int{xlo, ylo, 0}
+	n := sub[0] * sub[1] * sub[2] * 4
+	if n == 0 {
+		sub, start = []int{1, 1, 128}, []int{0, 0, 0}
+	}
+	ft, err := mpi.TypeSubarray([]int{8, 256, 128}, sub, start, mpi.OrderC, mpi.TypeInt())
+	return &shape{etype: mpi.TypeInt(), esize: 4, filetype: ft, nbytes: n}, err
+}
 
 // blockCyclic1D: a 1-D array of doubles in blocks of 37 (296 bytes, not a
 // multiple of any cb_buffer_size used); rank r owns blocks r, r+p, r+2p,

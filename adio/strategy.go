@@ -245,15 +245,25 @@ func (twoPhase) job(c *call, write bool) *twophase.Job {
 	a := c.access
 	stripe := f.hints.Int(hints.StripingUnit) // as reported by the file system, else as asked
 	stripeCount := 0
+	affinity := false
 	switch f.hints.Enum(hints.CollioFileDomains) {
 	case hints.DomainsAuto:
 		if f.layout.StripeSize > 0 && f.layout.StripeCount > 0 {
 			stripeCount = f.layout.StripeCount
+		} else {
+			affinity = true
 		}
 	case hints.DomainsCyclic:
 		stripeCount = max(f.layout.StripeCount, int(f.hints.Int(hints.StripingFactor)), 1)
 	case hints.DomainsEven:
 		stripe = 0
+	case hints.DomainsAffinity:
+		affinity = true
+	}
+	bufSize := f.hints.Int(hints.CBBufferSize)
+	var affinityBlock int64
+	if span, ok := twophase.Span(c.ranges); ok && affinity {
+		affinityBlock = twophase.AffinityBlockSize(span, len(c.aggs), bufSize, stripe)
 	}
 	coRatio := 1 // ROMIO uses the ratio for writes only
 	if write {
@@ -269,16 +279,17 @@ func (twoPhase) job(c *call, write bool) *twophase.Job {
 			Disp: c.view.Disp, Filetype: c.view.Filetype,
 			DataStart: c.off * c.view.Etype.Size(), Size: a.Size(),
 		},
-		BufSize:     f.hints.Int(hints.CBBufferSize),
-		MinDomain:   f.hints.Int(hints.RomioMinFdomainSize),
-		Stripe:      stripe,
-		StripeCount: stripeCount,
-		CoRatio:     coRatio,
-		RMW:         f.collectiveRMW(),
-		Atomic:      f.Atomicity(),
-		Overlap:     f.hints.Enum(hints.CollioOverlap) == hints.Enable,
-		Buffers:     &f.buffers,
-		Stats:       &f.last,
+		BufSize:       bufSize,
+		MinDomain:     f.hints.Int(hints.RomioMinFdomainSize),
+		Stripe:        stripe,
+		StripeCount:   stripeCount,
+		AffinityBlock: affinityBlock,
+		CoRatio:       coRatio,
+		RMW:           f.collectiveRMW(),
+		Atomic:        f.Atomicity(),
+		Overlap:       f.hints.Enum(hints.CollioOverlap) == hints.Enable,
+		Buffers:       &f.buffers,
+		Stats:         &f.last,
 	}
 }
 

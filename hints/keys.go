@@ -56,6 +56,8 @@ const (
 	DomainsCyclic  = "stripe_cyclic"
 	DomainsAligned = "aligned"
 	DomainsEven    = "even"
+	// DomainsAffinity gives each block to the rank with most data in it.
+	DomainsAffinity = "affinity"
 )
 
 // Hints of the sim driver (an emulated striped parallel file system).
