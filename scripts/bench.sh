@@ -51,7 +51,8 @@
 #                     what to run: collio, collio+<preset>, ompio/<fcoll>, romio321 (any romio*), or default
 #                     (no --mca). Presets: twophase, dynamic, static, tam (collio_strategy=<preset>),
 #                     indep (romio_cb_read/write=disable: independent I/O), allaggs (cb_config_list=*:*,
-#                     every rank aggregates), cyclic / aligned / even (collio_file_domains).
+#                     every rank aggregates), cyclic / aligned / even / affinity (collio_file_domains),
+#                     twophase-aligned (two-phase with ROMIO's equal domains instead of affinity ones).
 #   SIM_VARIANTS="collio+cyclic collio+aligned collio+even collio+indep"
 #                     collio variants run a third time on the sim driver (an emulated striped file system:
 #                     4 targets, 1 MiB stripes, 200 MiB/s each, lock revocation 1 ms; in the disk directory)
@@ -121,7 +122,8 @@ case $REPS in '' | *[!0-9]* | 0) die "REPS=$REPS: want a positive integer" ;; es
 case $SIZE in '' | *[!0-9,]*) die "SIZE=$SIZE: want N or X,Y,Z" ;; esac
 case $INTERLEAVE in 0 | 1) ;; *) die "INTERLEAVE=$INTERLEAVE: want 0 or 1" ;; esac
 for v in $VARIANTS $SIM_VARIANTS; do
-	case $v in collio | collio+indep | collio+allaggs | collio+cyclic | collio+aligned | collio+even) ;;
+	case $v in collio | collio+indep | collio+allaggs | collio+cyclic | collio+aligned | collio+even | collio+affinity) ;;
+	collio+twophase-aligned) ;;
 	collio+twophase | collio+dynamic | collio+static | collio+tam | default | ompio/?* | romio*) ;;
 	*) die "VARIANTS: unknown variant $v" ;;
 	esac
@@ -144,6 +146,8 @@ preset() {
 	collio+cyclic) echo "-hint collio_file_domains=stripe_cyclic" ;;
 	collio+aligned) echo "-hint collio_file_domains=aligned" ;;
 	collio+even) echo "-hint collio_file_domains=even" ;;
+	collio+affinity) echo "-hint collio_file_domains=affinity" ;;
+	collio+twophase-aligned) echo "-hint collio_strategy=twophase -hint collio_file_domains=aligned" ;;
 	collio+twophase | collio+dynamic | collio+static | collio+tam) echo "-hint collio_strategy=${1#collio+}" ;;
 	esac
 }
