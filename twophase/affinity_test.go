@@ -161,7 +161,7 @@ func TestAffinityKeepsOwnedRuns(t *testing.T) {
 			sent[block] += s.BytesSent
 		}
 		if block > 0 {
-			require.Equal(t, "affinity: 32 of 32 blocks of 512 B at their main rank, no exchange", stats[0].Domains)
+			require.Equal(t, "affinity: 32 of 32 blocks of 512 B at their main rank, no exchange (8192 bytes with even domains)", stats[0].Domains)
 		}
 	}
 	// Even domains: half of 16 KiB crosses each way (write and read).
@@ -195,8 +195,26 @@ func TestAffinityStrayBytes(t *testing.T) {
 	require.NoError(t, err)
 	got, _ := os.ReadFile(path)
 	require.Equal(t, expectedFile(cases), got)
-	require.Equal(t, "affinity: 4 of 4 blocks of 256 B at their main rank", stats[0].Domains)
+	require.Equal(t, "affinity: 4 of 4 blocks of 256 B at their main rank, 8 bytes cross ranks (760 with even domains)", stats[0].Domains)
 	require.Positive(t, stats[2].BytesSent)
+}
+
+// Records round-robin: every block is shared alike, so affinity would move
+// about as much as ROMIO's domains, which are kept.
+func TestAffinityDeclined(t *testing.T) {
+	const np, rec = 4, 8
+	cases := make([]rankCase, np)
+	for r := range cases {
+		ft := must(layout.Resized(layout.Bytes(rec), 0, np*rec))
+		size := int64(64 * rec)
+		cases[r] = rankCase{Access{Buf: fill(size, r), Count: size, Filetype: ft, Disp: int64(r * rec), Size: size}, fill(size, r)}
+	}
+	path := filepath.Join(t.TempDir(), "f")
+	stats, err := runCollective(t, path, cases, seq(np), 1024, true, 0, func(j *Job) { j.AffinityBlock = 128 })
+	require.NoError(t, err)
+	got, _ := os.ReadFile(path)
+	require.Equal(t, expectedFile(cases), got)
+	require.Regexp(t, `^even \(affinity would move \d+ of the 1536 bytes these move\)$`, stats[0].Domains)
 }
 
 // A write's file time is recorded on the aggregators that wrote, with

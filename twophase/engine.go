@@ -214,8 +214,12 @@ func (e *engine) plan(span Range) error {
 		return nil
 	}
 	e.aggs = j.Aggregators
+	var note string
 	if b := j.AffinityBlock; b > 0 && b <= j.BufSize && len(e.aggs) > 1 && e.size < 1<<20 {
-		return e.planAffinity(span, b)
+		if ok, err := e.planAffinity(span, b); ok || err != nil {
+			return err
+		}
+		note = " (" + e.stats.Domains + ")"
 	}
 	e.domains = FileDomains(span, len(e.aggs), j.MinDomain, j.Stripe)
 	e.rounds = Rounds(e.domains, j.BufSize)
@@ -225,16 +229,19 @@ func (e *engine) plan(span Range) error {
 		}
 		return buf
 	}
-	e.stats.Domains = "even"
+	e.stats.Domains = "even" + note
 	if j.Stripe > 0 {
-		e.stats.Domains = "aligned"
+		e.stats.Domains = "aligned" + note
 	}
 	return nil
 }
 
 // planAffinity finds each block's owner (every rank counts its own bytes
-// per block; one Allreduce picks the largest) and assigns the blocks.
-func (e *engine) planAffinity(span Range, block int64) error {
+// per block; one Allreduce picks the largest) and assigns the blocks. It
+// reports false, leaving the plan to ROMIO's rule, when affinity would
+// not at least halve the bytes that cross ranks: scattered blocks mean
+// more and smaller writes, worth it only for a clear saving.
+func (e *engine) planAffinity(span Range, block int64) (bool, error) {
 	j := e.j
 	done := metrics.Timer(&e.stats.Plan)
 	mine := make([]int64, Blocks(span, block))
@@ -246,7 +253,7 @@ func (e *engine) planAffinity(span Range, block int64) error {
 	err := j.Comm.AllreduceInt64(mine, keys, comm.OpMax)
 	stop()
 	if err = errors.Join(countErr, err); err != nil {
-		return err
+		return false, err
 	}
 	done = metrics.Timer(&e.stats.Plan)
 	owners := make([]int, len(keys))
@@ -261,6 +268,42 @@ func (e *engine) planAffinity(span Range, block int64) error {
 		aggOf[a] = i
 	}
 	doms, kept := AffinityDomains(span, block, owners, aggOf, len(e.aggs))
+	// The bytes this rank would send to other aggregators with affinity
+	// domains and with ROMIO's, counted by block.
+	assigned := make([]int32, len(keys))
+	for a, d := range doms {
+		for _, b := range d {
+			assigned[b] = int32(a)
+		}
+	}
+	even := FileDomains(span, len(e.aggs), j.MinDomain, j.Stripe)
+	var sent [2]int64
+	for b, k := 0, 0; b < len(mine); b++ {
+		if mine[b] <= 0 {
+			continue
+		}
+		n := mine[b] >> 20
+		for start := BlockRange(span, block, b).Start; k < len(even)-1 && start >= even[k].End; {
+			k++
+		}
+		if e.aggs[assigned[b]] != e.rank {
+			sent[0] += n
+		}
+		if e.aggs[k] != e.rank {
+			sent[1] += n
+		}
+	}
+	done()
+	stop = metrics.Timer(&e.stats.ReqExchange)
+	err = j.Comm.AllreduceInt64(sent[:], sent[:], comm.OpSum)
+	stop()
+	if err != nil {
+		return false, err
+	}
+	if sent[0] > sent[1]/2 {
+		e.stats.Domains = fmt.Sprintf("affinity would move %d of the %d bytes these move", sent[0], sent[1])
+		return false, nil
+	}
 	perRound := int(j.BufSize / block)
 	e.domains = make([]Range, len(e.aggs))
 	e.rounds = AffinityRounds(doms, perRound)
@@ -271,30 +314,15 @@ func (e *engine) planAffinity(span Range, block int64) error {
 	if block%1024 == 0 {
 		size = fmt.Sprintf("%d KiB", block>>10)
 	}
-	e.stats.Domains = fmt.Sprintf("affinity: %d of %d blocks of %s at their main rank", kept.Kept, kept.WithData, size)
-	done()
-	if kept.Kept < kept.WithData {
-		return nil
+	e.stats.Domains = fmt.Sprintf("affinity: %d of %d blocks of %s at their main rank, %d bytes cross ranks (%d with even domains)",
+		kept.Kept, kept.WithData, size, sent[0], sent[1])
+	// Nobody's data lies in another rank's domain: the rounds run
+	// without any exchange.
+	if e.local = sent[0] == 0; e.local {
+		e.stats.Domains = fmt.Sprintf("affinity: %d of %d blocks of %s at their main rank, no exchange (%d bytes with even domains)",
+			kept.Kept, kept.WithData, size, sent[1])
 	}
-	// Every block with data is at its main writer. If no rank has bytes
-	// in a block another rank owns, nothing would cross ranks: the rounds
-	// then run without any exchange. Each rank knows that of itself; one
-	// more (one-element) Allreduce makes it everyone's.
-	var foreign [1]int64
-	for i, k := range mine {
-		if k > 0 && owners[i] != e.rank {
-			foreign[0] = 1
-			break
-		}
-	}
-	defer metrics.Timer(&e.stats.ReqExchange)()
-	if err := j.Comm.AllreduceInt64(foreign[:], foreign[:], comm.OpMax); err != nil {
-		return err
-	}
-	if e.local = foreign[0] == 0; e.local {
-		e.stats.Domains += ", no exchange"
-	}
-	return nil
+	return true, nil
 }
 
 // requests finds this rank's pieces in every aggregator's window of round
