@@ -553,11 +553,20 @@ func shape(sorted []entry) (span Range, holes, overlaps bool) {
 
 func since(d *time.Duration, start time.Time) { *d += time.Since(start) }
 
-// startIO runs a round's file I/O, in a goroutine when overlapping.
+// startIO runs a round's file I/O, in a goroutine when overlapping. The
+// previous round's I/O finishes first: overlap hides file I/O behind the
+// exchange, not behind more file I/O (two writers of one process on one
+// file only queue on its lock; on tmpfs with 4 ranks on 2 cores each
+// 512 KiB pwritev took 2.7 times as long).
 func (e *engine) startIO(st *roundState, io func() ioResult) {
 	if !e.j.Overlap {
 		e.finish(io(), 0)
 		return
+	}
+	for k := range e.st {
+		if other := &e.st[k]; other != st {
+			e.wait(other)
+		}
 	}
 	st.pending = make(chan ioResult, 1)
 	go func() { st.pending <- io() }()
