@@ -64,6 +64,11 @@ func measureOne(c comm.Comm, w workload, o op, path string, g [3]int, b block, t
 	if err == nil {
 		err = s.Time(benchutil.PhaseView, func() error { return w.setView(g, b) })
 		if err == nil {
+			// Every rank starts the timed transfer together, as after
+			// coll_perf's and IOR's barriers: set_view leaves ranks apart
+			// by up to a time slice here, which a synchronizing call
+			// would otherwise be charged and an unsynchronized one not.
+			c.Barrier()
 			s.StartAlloc()
 			err = s.Time(benchutil.PhaseXfer, func() error { return w.transfer(buf, o.write) })
 			s.StopAlloc()

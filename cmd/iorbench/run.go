@@ -390,6 +390,7 @@ func (b *bench) pass(impl, label string, iter int, k kind) (benchutil.Result, er
 	n := b.lay.calls()
 	verifyNow := k == kindCheck || (k == kindRead && cfg.checkRead)
 	if err == nil {
+		b.world.Barrier() // the timed calls start together (see collperf)
 		s.StartAlloc()
 		for i := int64(0); i < n && err == nil; i++ {
 			off := b.lay.fileOffset(target, i)

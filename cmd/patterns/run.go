@@ -232,6 +232,7 @@ func (b *bench) pass(p pattern, kind, label, path string, iter int, write bool, 
 		return f.SetView(v.disp, v.etype, v.filetype)
 	})
 	if err == nil {
+		b.world.Barrier() // the timed calls start together (see collperf)
 		s.StartAlloc()
 		for k, c := range calls {
 			if write {
