@@ -60,8 +60,7 @@ type roundState struct {
 	// On aggregators: each source rank's (offset, length) list and bytes.
 	src      [][]extent
 	srcBytes []int64
-	bySrc    []entry // the requested pieces, sources in rank order
-	sorted   []entry // the same, by file offset
+	sorted   []entry // the requested pieces, by file offset
 
 	// Buffers reused from round to round, and from call to call when the
 	// caller keeps a Buffers (a fresh zeroed allocation per round costs as
@@ -409,7 +408,7 @@ func (e *engine) requests(m int, st *roundState) error {
 		}
 	}
 	if e.aggregator() {
-		st.bySrc, st.sorted = e.entries(st)
+		_, st.sorted = e.entries(st)
 	}
 	return nil
 }
@@ -428,7 +427,7 @@ func (e *engine) requestsLocal(st *roundState) {
 		st.src[e.rank] = append(st.src[e.rank], extent{pc.file, pc.n})
 	}
 	st.srcBytes[e.rank] = st.n[i]
-	st.bySrc, st.sorted = e.entries(st)
+	_, st.sorted = e.entries(st)
 }
 
 // count records the messages of an Alltoall with n-byte blocks: one per

@@ -3,6 +3,7 @@ package twophase
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"time"
 
@@ -210,17 +211,34 @@ func (e *engine) readWindow(st *roundState) (r ioResult) {
 		}
 		return r
 	}
-	// Overlapping requests: read the span once, copy each piece out.
-	win := st.window.get(span.Len())
-	start := time.Now()
-	n, err := f.ReadAt(win, span.Start)
-	r.io += time.Since(start)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return fail(err)
+	// Overlapping requests: read the span of each window range once (at
+	// most cb_buffer_size), copy each piece out.
+	sorted := st.sorted
+	for _, w := range st.win {
+		k := 0
+		for k < len(sorted) && sorted[k].off < w.End {
+			k++
+		}
+		seg := sorted[:k]
+		sorted = sorted[k:]
+		if k == 0 {
+			continue
+		}
+		span, _, _ := shape(seg)
+		win := st.window.get(span.Len())
+		start := time.Now()
+		n, err := f.ReadAt(win, span.Start)
+		r.io += time.Since(start)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return fail(err)
+		}
+		clear(win[n:]) // past end of file
+		for _, x := range seg {
+			copy(e.readDst(st, send, x), win[x.off-span.Start:])
+		}
 	}
-	clear(win[n:]) // past end of file
-	for _, x := range st.bySrc {
-		copy(e.readDst(st, send, x), win[x.off-span.Start:])
+	if len(sorted) > 0 {
+		return fail(fmt.Errorf("twophase: %d pieces from offset %d lie outside this aggregator's window %v", len(sorted), sorted[0].off, st.win))
 	}
 	return r
 }
