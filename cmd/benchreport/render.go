@@ -28,7 +28,8 @@ func render(w io.Writer, rep benchReport) {
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "Bandwidth is MiB/s of the write_all/read_all call (bytes / slowest rank's time); best = max and median over\n")
+	fmt.Fprintf(w, "Bandwidth is MiB/s of the write_all/read_all call (bytes / slowest rank's time, every rank timed from a barrier\n")
+	fmt.Fprintf(w, "just before the call, as in coll_perf and IOR); best = max and median over\n")
 	fmt.Fprintf(w, "all repetitions; ratios divide by the best host MPI-IO variant of the same table (best by best, median by the\n")
 	fmt.Fprintf(w, "highest host median). open→close includes open, view, sync (writes) and close.\n")
 	if len(rep.Notes) > 0 {
