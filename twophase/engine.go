@@ -558,7 +558,7 @@ func since(d *time.Duration, start time.Time) { *d += time.Since(start) }
 // file only queue on its lock; on tmpfs with 4 ranks on 2 cores each
 // 512 KiB pwritev took 2.7 times as long).
 func (e *engine) startIO(st *roundState, io func() ioResult) {
-	if !e.j.Overlap {
+	if !e.overlap() {
 		e.finish(io(), 0)
 		return
 	}
@@ -587,7 +587,7 @@ func (e *engine) wait(st *roundState) {
 func (e *engine) finish(r ioResult, waited time.Duration) {
 	e.stats.IO += r.io
 	e.stats.RMW += r.rmw
-	if e.j.Overlap {
+	if e.overlap() {
 		e.stats.IOWait += waited
 	} else {
 		e.stats.IOWait += r.io + r.rmw
@@ -596,6 +596,12 @@ func (e *engine) finish(r ioResult, waited time.Duration) {
 		e.ioErr = r.err
 	}
 }
+
+// overlap reports whether file I/O runs in a goroutine behind the
+// exchange: not without an exchange, where handing each round to another
+// goroutine only adds a wake-up (with 4 ranks on 2 cores, reads of
+// collperf 1024^3 waited 0.26 s for 0.22 s of I/O).
+func (e *engine) overlap() bool { return e.j.Overlap && !e.local }
 
 // drain waits for all I/O in flight.
 func (e *engine) drain() {
