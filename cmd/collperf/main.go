@@ -204,6 +204,7 @@ type report struct {
 }
 
 func run(cfg config) int {
+	collio.ShareCores() // one Go processor per core of the node, not per rank
 	world, err := collio.World()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "collperf:", err)

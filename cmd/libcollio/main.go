@@ -26,11 +26,16 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/collio/collio/internal/gocores"
 	"github.com/collio/collio/internal/ioerr"
 	"github.com/collio/collio/internal/mpi"
 )
 
 func main() {}
+
+// The library's Go runtime takes its rank's share of the node's CPUs, not
+// all of them (collio.ShareCores); GOMAXPROCS in the environment wins.
+func init() { gocores.Share() }
 
 // codeError is an error that carries its MPI error class directly, for
 // the cases collio's error classes do not name (MPI_ERR_COUNT, ...).

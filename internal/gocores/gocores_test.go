@@ -1,0 +1,28 @@
+package gocores
+
+import (
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestShareCores(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	t.Setenv("GOMAXPROCS", "")
+	t.Setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "")
+	t.Setenv("MPI_LOCALNRANKS", "")
+	runtime.GOMAXPROCS(3)
+	require.Equal(t, 3, Share(), "no launcher: unchanged")
+
+	t.Setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "1")
+	require.Equal(t, runtime.NumCPU(), Share())
+	t.Setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "")
+	t.Setenv("MPI_LOCALNRANKS", "100000")
+	require.Equal(t, 1, Share(), "more ranks than CPUs: one each")
+	require.Equal(t, 1, runtime.GOMAXPROCS(0))
+
+	t.Setenv("GOMAXPROCS", "2")
+	runtime.GOMAXPROCS(2)
+	require.Equal(t, 2, Share(), "the environment wins")
+}
