@@ -284,6 +284,7 @@ func (twoPhase) job(c *call, write bool) *twophase.Job {
 		Stripe:        stripe,
 		StripeCount:   stripeCount,
 		AffinityBlock: affinityBlock,
+		TotalBytes:    f.callBytes,
 		CoRatio:       coRatio,
 		RMW:           f.collectiveRMW(),
 		Atomic:        f.Atomicity(),

@@ -161,7 +161,7 @@ func TestAffinityKeepsOwnedRuns(t *testing.T) {
 			sent[block] += s.BytesSent
 		}
 		if block > 0 {
-			require.Equal(t, "affinity: 32 of 32 blocks of 512 B at their main rank, no exchange (8192 bytes with even domains)", stats[0].Domains)
+			require.Equal(t, "affinity: 32 of 32 blocks of 512 B at their main rank, no exchange", stats[0].Domains)
 		}
 	}
 	// Even domains: half of 16 KiB crosses each way (write and read).
@@ -195,12 +195,17 @@ func TestAffinityStrayBytes(t *testing.T) {
 	require.NoError(t, err)
 	got, _ := os.ReadFile(path)
 	require.Equal(t, expectedFile(cases), got)
-	require.Equal(t, "affinity: 4 of 4 blocks of 256 B at their main rank, 8 bytes cross ranks (760 with even domains)", stats[0].Domains)
+	require.Equal(t, "affinity: 4 of 4 blocks of 256 B at their main rank, 8 of 1024 bytes cross ranks", stats[0].Domains)
 	require.Positive(t, stats[2].BytesSent)
+
+	// A caller that undercounts the bytes by the stray 8 would make the
+	// call skip the exchange: rank 2 reports it instead of dropping them.
+	_, err = runCollective(t, path, cases, []int{0, 1, 2}, 1024, true, 0, func(j *Job) { j.AffinityBlock, j.TotalBytes = blk, 1016 })
+	require.ErrorContains(t, err, "rank 2 has 8 bytes in block 3 of another aggregator")
 }
 
 // Records round-robin: every block is shared alike, so affinity would move
-// about as much as ROMIO's domains, which are kept.
+// most of the data, and ROMIO's domains are kept.
 func TestAffinityDeclined(t *testing.T) {
 	const np, rec = 4, 8
 	cases := make([]rankCase, np)
@@ -214,7 +219,7 @@ func TestAffinityDeclined(t *testing.T) {
 	require.NoError(t, err)
 	got, _ := os.ReadFile(path)
 	require.Equal(t, expectedFile(cases), got)
-	require.Regexp(t, `^even \(affinity would move \d+ of the 1536 bytes these move\)$`, stats[0].Domains)
+	require.Regexp(t, `^even \(affinity would move \d+ of the 2048 bytes\)$`, stats[0].Domains)
 }
 
 // A write's file time is recorded on the aggregators that wrote, with
@@ -234,7 +239,7 @@ func TestWriteRecordsIO(t *testing.T) {
 			ranges := []Range{{0, 256}, {256, 512}, {512, 768}}
 			r := c.Rank()
 			ft := must(layout.Indexed([]int{256}, []int{256 * r}, layout.Byte))
-			return Write(&Job{Comm: c, File: f, Aggregators: []int{0, 1, 2}, Ranges: ranges, BufSize: 1024, AffinityBlock: block,
+			return Write(&Job{Comm: c, File: f, Aggregators: []int{0, 1, 2}, Ranges: ranges, BufSize: 1024, AffinityBlock: block, TotalBytes: 768,
 				Access: Access{Buf: fill(256, r), Count: 256, Filetype: ft, Size: 256}, Stats: &stats[r]})
 		})
 		require.NoError(t, err)

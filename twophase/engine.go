@@ -214,7 +214,7 @@ func (e *engine) plan(span Range) error {
 	}
 	e.aggs = j.Aggregators
 	var note string
-	if b := j.AffinityBlock; b > 0 && b <= j.BufSize && len(e.aggs) > 1 && e.size < 1<<20 {
+	if b := j.AffinityBlock; b > 0 && b <= j.BufSize && len(e.aggs) > 1 && e.size < 1<<20 && j.TotalBytes > 0 {
 		if ok, err := e.planAffinity(span, b); ok || err != nil {
 			return err
 		}
@@ -237,9 +237,10 @@ func (e *engine) plan(span Range) error {
 
 // planAffinity finds each block's owner (every rank counts its own bytes
 // per block; one Allreduce picks the largest) and assigns the blocks. It
-// reports false, leaving the plan to ROMIO's rule, when affinity would
-// not at least halve the bytes that cross ranks: scattered blocks mean
-// more and smaller writes, worth it only for a clear saving.
+// reports false, leaving the plan to ROMIO's rule, when more than half of
+// the call's bytes would still cross ranks: scattered blocks mean more and
+// smaller writes, worth it only where most data stays home (ROMIO's
+// domains move (n-1)/n of the data of n aggregators on most layouts).
 func (e *engine) planAffinity(span Range, block int64) (bool, error) {
 	j := e.j
 	done := metrics.Timer(&e.stats.Plan)
@@ -267,40 +268,21 @@ func (e *engine) planAffinity(span Range, block int64) (bool, error) {
 		aggOf[a] = i
 	}
 	doms, kept := AffinityDomains(span, block, owners, aggOf, len(e.aggs))
-	// The bytes this rank would send to other aggregators with affinity
-	// domains and with ROMIO's, counted by block.
-	assigned := make([]int32, len(keys))
+	// The bytes that stay at their writer: the main writer's bytes in
+	// each block it aggregates. The rest (of the call's TotalBytes, from
+	// the entry Allgather) would cross ranks.
+	var keptBytes int64
 	for a, d := range doms {
 		for _, b := range d {
-			assigned[b] = int32(a)
+			if e.aggs[a] == owners[b] {
+				keptBytes += keys[b] >> 20
+			}
 		}
 	}
-	even := FileDomains(span, len(e.aggs), j.MinDomain, j.Stripe)
-	var sent [2]int64
-	for b, k := 0, 0; b < len(mine); b++ {
-		if mine[b] <= 0 {
-			continue
-		}
-		n := mine[b] >> 20
-		for start := BlockRange(span, block, b).Start; k < len(even)-1 && start >= even[k].End; {
-			k++
-		}
-		if e.aggs[assigned[b]] != e.rank {
-			sent[0] += n
-		}
-		if e.aggs[k] != e.rank {
-			sent[1] += n
-		}
-	}
+	moved := max(j.TotalBytes-keptBytes, 0)
 	done()
-	stop = metrics.Timer(&e.stats.ReqExchange)
-	err = j.Comm.AllreduceInt64(sent[:], sent[:], comm.OpSum)
-	stop()
-	if err != nil {
-		return false, err
-	}
-	if sent[0] > sent[1]/2 {
-		e.stats.Domains = fmt.Sprintf("affinity would move %d of the %d bytes these move", sent[0], sent[1])
+	if 2*moved > j.TotalBytes {
+		e.stats.Domains = fmt.Sprintf("affinity would move %d of the %d bytes", moved, j.TotalBytes)
 		return false, nil
 	}
 	perRound := int(j.BufSize / block)
@@ -313,15 +295,36 @@ func (e *engine) planAffinity(span Range, block int64) (bool, error) {
 	if block%1024 == 0 {
 		size = fmt.Sprintf("%d KiB", block>>10)
 	}
-	e.stats.Domains = fmt.Sprintf("affinity: %d of %d blocks of %s at their main rank, %d bytes cross ranks (%d with even domains)",
-		kept.Kept, kept.WithData, size, sent[0], sent[1])
-	// Nobody's data lies in another rank's domain: the rounds run
-	// without any exchange.
-	if e.local = sent[0] == 0; e.local {
-		e.stats.Domains = fmt.Sprintf("affinity: %d of %d blocks of %s at their main rank, no exchange (%d bytes with even domains)",
-			kept.Kept, kept.WithData, size, sent[1])
+	e.stats.Domains = fmt.Sprintf("affinity: %d of %d blocks of %s at their main rank, %d of %d bytes cross ranks",
+		kept.Kept, kept.WithData, size, moved, j.TotalBytes)
+	// All data is at its writer: the rounds run without any exchange.
+	if e.local = moved == 0; e.local {
+		e.stats.Domains = fmt.Sprintf("affinity: %d of %d blocks of %s at their main rank, no exchange",
+			kept.Kept, kept.WithData, size)
+		e.checkLocal(mine, doms, aggOf[e.rank])
 	}
 	return true, nil
+}
+
+// checkLocal makes sure, before rounds that skip the exchange, that all
+// of this rank's data lies in its own domain. It can only fail if
+// Job.TotalBytes undercounts the call's bytes; the data left out is then
+// this rank's error (agreed on by the caller), never a silent loss, and
+// the rank still takes part in every round.
+func (e *engine) checkLocal(mine []int64, doms [][]int32, myDomain int) {
+	own := make([]bool, len(mine))
+	if i := myDomain; i >= 0 {
+		for _, b := range doms[i] {
+			own[b] = true
+		}
+	}
+	for b, k := range mine {
+		if k > 0 && !own[b] {
+			e.ioErr = fmt.Errorf("twophase: rank %d has %d bytes in block %d of another aggregator, yet the call's %d bytes were counted at their writers (Job.TotalBytes too small?)",
+				e.rank, k>>20, b, e.j.TotalBytes)
+			return
+		}
+	}
 }
 
 // requests finds this rank's pieces in every aggregator's window of round

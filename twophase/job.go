@@ -42,8 +42,11 @@ type Job struct {
 	// aggregators and no StripeCount) selects affinity domains of blocks
 	// of this size (affinity.go; AffinityBlockSize gives the usual one).
 	AffinityBlock int64
-	RMW           bool // read-modify-write windows with holes (else write each run)
-	Atomic        bool // lock each window; overlapping writes resolve by rank order
+	// TotalBytes is the sum of every rank's Access.Size (known from the
+	// call's entry Allgather); affinity domains need it.
+	TotalBytes int64
+	RMW        bool // read-modify-write windows with holes (else write each run)
+	Atomic     bool // lock each window; overlapping writes resolve by rank order
 	// Overlap runs each round's file I/O in a goroutine, behind the next
 	// round's exchange (two buffers on aggregators instead of one).
 	Overlap bool

@@ -52,8 +52,12 @@ func runCollective(t testing.TB, path string, cases []rankCase, aggs []int, buf 
 				ranges[k] = Range{offs[0], offs[len(offs)-1] + 1}
 			}
 		}
+		var total int64
+		for _, rc := range cases {
+			total += rc.access.Size
+		}
 		job := &Job{Comm: c, File: f, Aggregators: aggs, Ranges: ranges, Access: cases[r].access,
-			BufSize: buf, Stripe: stripe, RMW: rmw, Stats: &stats[r]}
+			BufSize: buf, Stripe: stripe, RMW: rmw, TotalBytes: total, Stats: &stats[r]}
 		for _, mod := range mods {
 			mod(job)
 		}
