@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/ioerr"
 )
@@ -42,6 +44,11 @@ func AllgatherWithin(c comm.Comm, send, recv []byte, timeout time.Duration, what
 		// without sleeping for a while (a sleep costs tens of microseconds
 		// at least), then back off to at most a millisecond.
 		if now.Sub(start) < spinFor {
+			// Give the core away, not just the goroutine: with more
+			// ranks than cores the peer this rank waits for may need
+			// it (Open MPI's own polling does the same when
+			// oversubscribed).
+			unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
 			runtime.Gosched()
 			continue
 		}
