@@ -7,6 +7,20 @@ package mpi
 // static int collio_split_shared(MPI_Comm c, int key, MPI_Comm *out) {
 //   return MPI_Comm_split_type(c, MPI_COMM_TYPE_SHARED, key, MPI_INFO_NULL, out);
 // }
+// /* Rank and size in one cgo call (each costs about as much as the MPI
+//    call itself): -1 if MPI is not running, -2 for MPI_COMM_NULL, else
+//    the MPI return code. */
+// static int collio_comm_rank_size(MPI_Comm c, int *rank, int *size) {
+//   int flag;
+//   MPI_Initialized(&flag);
+//   if (!flag) return -1;
+//   MPI_Finalized(&flag);
+//   if (flag) return -1;
+//   if (c == MPI_COMM_NULL) return -2;
+//   int rc = MPI_Comm_size(c, size);
+//   if (rc != MPI_SUCCESS) return rc;
+//   return MPI_Comm_rank(c, rank);
+// }
 import "C"
 
 import (
@@ -65,28 +79,33 @@ func (c Comm) usable(call string) error {
 	return nil
 }
 
+// rankSize is MPI_Comm_rank and MPI_Comm_size with the checks of usable,
+// in one cgo call.
+func (c Comm) rankSize(call string) (rank, size int, err error) {
+	if c.c == nil {
+		return -1, 0, c.usable(call)
+	}
+	var r, n C.int
+	switch rc := C.collio_comm_rank_size(c.c, &r, &n); rc {
+	case 0:
+		return int(r), int(n), nil
+	case -1, -2:
+		return -1, 0, c.usable(call)
+	default:
+		return -1, 0, check(rc, call)
+	}
+}
+
 // RankErr is MPI_Comm_rank with its error.
 func (c Comm) RankErr() (int, error) {
-	if err := c.usable("MPI_Comm_rank"); err != nil {
-		return -1, err
-	}
-	var r C.int
-	if err := check(C.MPI_Comm_rank(c.c, &r), "MPI_Comm_rank"); err != nil {
-		return -1, err
-	}
-	return int(r), nil
+	r, _, err := c.rankSize("MPI_Comm_rank")
+	return r, err
 }
 
 // SizeErr is MPI_Comm_size with its error.
 func (c Comm) SizeErr() (int, error) {
-	if err := c.usable("MPI_Comm_size"); err != nil {
-		return 0, err
-	}
-	var n C.int
-	if err := check(C.MPI_Comm_size(c.c, &n), "MPI_Comm_size"); err != nil {
-		return 0, err
-	}
-	return int(n), nil
+	_, n, err := c.rankSize("MPI_Comm_size")
+	return n, err
 }
 
 // Rank is this process's rank in c, or -1 if c is not usable.
