@@ -2,7 +2,6 @@ package agree
 
 import (
 	"fmt"
-	"runtime"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -49,7 +48,6 @@ func AllgatherWithin(c comm.Comm, send, recv []byte, timeout time.Duration, what
 			// it (Open MPI's own polling does the same when
 			// oversubscribed).
 			unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
-			runtime.Gosched()
 			continue
 		}
 		time.Sleep(pause)
