@@ -553,6 +553,16 @@ func shape(sorted []entry) (span Range, holes, overlaps bool) {
 	return span, holes, overlaps
 }
 
+// cutBefore splits pieces sorted by offset into those starting before end
+// and the rest: the pieces of one window range, whose end is given.
+func cutBefore(sorted []entry, end int64) (head, rest []entry) {
+	k := 0
+	for k < len(sorted) && sorted[k].off < end {
+		k++
+	}
+	return sorted[:k], sorted[k:]
+}
+
 func since(d *time.Duration, start time.Time) { *d += time.Since(start) }
 
 // startIO runs a round's file I/O, in a goroutine when overlapping. The

@@ -215,13 +215,8 @@ func (e *engine) readWindow(st *roundState) (r ioResult) {
 	// most cb_buffer_size), copy each piece out.
 	sorted := st.sorted
 	for _, w := range st.win {
-		k := 0
-		for k < len(sorted) && sorted[k].off < w.End {
-			k++
-		}
-		seg := sorted[:k]
-		sorted = sorted[k:]
-		if k == 0 {
+		var seg []entry
+		if seg, sorted = cutBefore(sorted, w.End); len(seg) == 0 {
 			continue
 		}
 		span, _, _ := shape(seg)

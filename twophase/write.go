@@ -106,16 +106,12 @@ func (e *engine) writeRound(m int, st *roundState) error {
 func (e *engine) writeWindow(st *roundState, data []byte) (r ioResult) {
 	sorted := st.sorted
 	for _, w := range st.win {
-		k := 0
-		for k < len(sorted) && sorted[k].off < w.End {
-			k++
-		}
-		if k > 0 {
-			if r = e.writeRange(st, data, sorted[:k], r); r.err != nil {
+		var seg []entry
+		if seg, sorted = cutBefore(sorted, w.End); len(seg) > 0 {
+			if r = e.writeRange(st, data, seg, r); r.err != nil {
 				return r
 			}
 		}
-		sorted = sorted[k:]
 	}
 	if len(sorted) > 0 {
 		r.err = fmt.Errorf("twophase: %d pieces from offset %d lie outside this aggregator's window %v", len(sorted), sorted[0].off, st.win)
