@@ -1,8 +1,10 @@
 package twophase
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -284,4 +286,49 @@ func TestBlockBytesBothWays(t *testing.T) {
 		}
 		require.Equal(rt, a.Size, sum)
 	})
+}
+
+// Reads that skip the exchange count the bytes before end of file on each
+// aggregator, and zero the rest.
+func TestAffinityReadPastEOF(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "eof")
+	require.NoError(t, os.WriteFile(path, fill(100, 9), 0o644))
+	err := comm.RunWorldTimeout(2, 0, 10*time.Second, func(c comm.Comm) error {
+		f, err := ufs.New().Open(path, driver.OpenOptions{Flags: driver.ORdWr})
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		r := c.Rank()
+		buf := make([]byte, 80)
+		for i := range buf {
+			buf[i] = 0xee
+		}
+		var st metrics.Call
+		// Rank r reads bytes [80r, 80r+80) of a 100-byte file.
+		n, err := Read(&Job{Comm: c, File: f, Aggregators: []int{0, 1}, Ranges: []Range{{0, 80}, {80, 160}}, BufSize: 64,
+			AffinityBlock: 16, TotalBytes: 160, Stats: &st,
+			Access: Access{Buf: buf, Count: 80, Filetype: layout.Byte, Disp: int64(80 * r), Size: 80}})
+		if err != nil {
+			return err
+		}
+		if want := []int64{80, 20}[r]; n != want {
+			return fmt.Errorf("rank %d read %d bytes, want %d", r, n, want)
+		}
+		if !strings.HasSuffix(st.Domains, "no exchange") {
+			return fmt.Errorf("domains %q", st.Domains)
+		}
+		file := fill(100, 9)
+		for i := range buf {
+			want := byte(0)
+			if at := 80*r + i; at < 100 {
+				want = file[at]
+			}
+			if buf[i] != want {
+				return fmt.Errorf("rank %d: byte %d is %#x, want %#x", r, i, buf[i], want)
+			}
+		}
+		return nil
+	})
+	require.NoError(t, err)
 }

@@ -58,8 +58,19 @@ func Read(j *Job) (int64, error) {
 }
 
 // fileSize has the first aggregator learn the file size and broadcast it,
-// so that ranks that did not open the file know where it ends.
+// so that ranks that did not open the file know where it ends. Without an
+// exchange (local) only aggregators have data, and each asks the file.
 func (e *engine) fileSize() (int64, error) {
+	if e.local {
+		if !e.aggregator() {
+			return 0, nil // no data here: nothing to count
+		}
+		size, err := e.j.File.Size()
+		if err != nil {
+			e.ioErr = err
+		}
+		return size, nil
+	}
 	var b [8]byte
 	root := e.aggs[0]
 	if e.rank == root {
