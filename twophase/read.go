@@ -110,11 +110,17 @@ func (e *engine) prepareRead(m int, st *roundState) error {
 // readDst is where a requested piece is read to: its slot in send, or,
 // for the aggregator's own pieces, the user's buffer (see prepareRead).
 func (e *engine) readDst(st *roundState, send []byte, x entry) []byte {
-	if x.src == e.rank && st.self != nil {
-		at := x.at - st.selfAt
-		return st.self[at : at+x.n]
+	at := x.at
+	if st.self != nil {
+		switch {
+		case x.src == e.rank:
+			at -= st.selfAt
+			return st.self[at : at+x.n]
+		case x.src > e.rank:
+			at -= int64(len(st.self)) // send has no room for this rank's own data
+		}
 	}
-	return send[x.at : x.at+x.n]
+	return send[at : at+x.n]
 }
 
 // deliver sends a round's data from the aggregators back to the ranks.
@@ -124,6 +130,9 @@ func (e *engine) deliver(st *roundState) error {
 	off := 0
 	for s := 0; s < e.size; s++ {
 		e.sdispls[s], e.scounts[s] = off, int(st.srcBytes[s])
+		if s == e.rank && st.self != nil {
+			continue // read in place: no room in send
+		}
 		off += int(st.srcBytes[s])
 	}
 	if e.aggregator() {
@@ -193,6 +202,7 @@ func (e *engine) readWindow(st *roundState) (r ioResult) {
 	for _, b := range st.srcBytes {
 		total += b
 	}
+	total -= int64(len(st.self)) // read in place, not into send
 	send := st.send.get(total)
 	fail := func(err error) ioResult {
 		clear(send)
