@@ -202,11 +202,13 @@ func TestRandomCollective(t *testing.T) {
 		}
 		coRatio := rapid.IntRange(1, 3).Draw(rt, "co_ratio")
 		affinity := rapid.SampledFrom([]int64{0, 4, 8, 32}).Draw(rt, "affinity_block") // used when <= cb and no stripe count
+		atomic := rapid.Bool().Draw(rt, "atomic")
 		defer func(g int64) { maxGap = g }(maxGap)
 		maxGap = rapid.SampledFrom([]int64{0, 4, 64 << 10}).Draw(rt, "max_gap")
 		path := filepath.Join(t.TempDir(), "r")
 		if _, err := runCollective(t, path, cases, aggs, bufSize, rmw, stripe, func(j *Job) {
 			j.Overlap, j.StripeCount, j.CoRatio, j.AffinityBlock = overlap, stripeCount, coRatio, affinity
+			j.Atomic = atomic
 		}); err != nil {
 			rt.Fatal(err)
 		}
