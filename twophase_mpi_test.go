@@ -95,6 +95,12 @@ func variantsFor(shape string, p int) []writeVariant {
 		writeVariant{name: "e10-coherent-2calls", mode: rw, collective: true, twoWrites: true, strategy: stratTwoPhase,
 			readBack: true, aggs: p, hints: cbHints("cb_nodes", strconv.Itoa(p), "e10_cache", "coherent",
 				"e10_cache_threads", "4", "ind_wr_buffer_size", "64")})
+	if shape == "subarray-runs" {
+		// Virtual nodes of 2 ranks, one aggregator each: affinity by node
+		// (checkWriteStats).
+		vs = append(vs, writeVariant{name: "tp-nodes-affinity", mode: rw, collective: true, strategy: stratTwoPhase,
+			readBack: true, aggs: (p + 1) / 2, hints: cbHints("collio_node_size", "2", "cb_config_list", "*:1")})
+	}
 	if !fullTwoPhase[shape] {
 		return vs
 	}
@@ -273,6 +279,9 @@ func (e *equalityRun) checkWriteStats(f *collio.File, last collio.Stats, v write
 	if e.sc == "subarray-runs" && v.name == fmt.Sprintf("tp-agg%d", e.c.Size()) && e.c.Size() > 1 &&
 		!(strings.HasPrefix(last.Domains, "affinity: ") && strings.Contains(last.Domains, fmt.Sprintf(" %d of %d blocks", e.total>>16, e.total>>16))) {
 		return fmt.Errorf("file domains %q, want affinity with all %d blocks at their writer", last.Domains, e.total>>16)
+	}
+	if v.name == "tp-nodes-affinity" && e.c.Size() > 2 && !strings.HasPrefix(last.Domains, "affinity by node: ") {
+		return fmt.Errorf("file domains %q, want affinity by node", last.Domains)
 	}
 	buf := v.cbBuf
 	if buf == 0 {

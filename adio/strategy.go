@@ -285,6 +285,7 @@ func (twoPhase) job(c *call, write bool) *twophase.Job {
 		StripeCount:   stripeCount,
 		AffinityBlock: affinityBlock,
 		TotalBytes:    f.callBytes,
+		NodeOf:        f.nodeOf(),
 		CoRatio:       coRatio,
 		RMW:           f.collectiveRMW(),
 		Atomic:        f.Atomicity(),
@@ -292,6 +293,15 @@ func (twoPhase) job(c *call, write bool) *twophase.Job {
 		Buffers:       &f.buffers,
 		Stats:         &f.last,
 	}
+}
+
+// nodeOf is each rank's node when there are several, for two-phase's
+// affinity domains; nil on one node.
+func (f *File) nodeOf() []int {
+	if f.nodes.Count() < 2 {
+		return nil
+	}
+	return f.nodes.Of
 }
 
 // collectiveRMW reports whether two-phase aggregators read-modify-write

@@ -76,9 +76,10 @@ func KeyOwner(key int64) int {
 }
 
 // AffinityDomains assigns each block of span to an aggregator: aggOf[r] is
-// the aggregator index of rank r (or -1), owners[i] the rank with most
+// the aggregator index that takes the blocks rank r writes most of (its
+// own, or one on its node; -1 for none), owners[i] the rank with most
 // bytes in block i (or -1 when nobody touches it). A block goes to its
-// owner when the owner is an aggregator that has fewer than its quota of
+// owner's aggregator when that has fewer than its quota of
 // blocks (one and a half times an even share of the blocks with data, so
 // one heavy rank cannot end up doing all the I/O); any other block with
 // data goes to the aggregator whose even domain (FileDomains) holds its

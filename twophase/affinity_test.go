@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -331,4 +332,53 @@ func TestAffinityReadPastEOF(t *testing.T) {
 		return nil
 	})
 	require.NoError(t, err)
+}
+
+// nodeSpy counts the bytes an Alltoallv sends to ranks on other nodes.
+type nodeSpy struct {
+	comm.Comm
+	nodeOf []int
+	cross  *atomic.Int64
+}
+
+func (s nodeSpy) Alltoallv(send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) error {
+	for p, n := range scounts {
+		if s.nodeOf[p] != s.nodeOf[s.Rank()] {
+			s.cross.Add(int64(n))
+		}
+	}
+	return s.Comm.Alltoallv(send, scounts, sdispls, recv, rcounts, rdispls)
+}
+
+// coll_perf's 2x2 layout on two nodes of two ranks each, one aggregator
+// per node, with the nodes interleaved so that ROMIO's domains send half
+// of the data across: with affinity by node, the blocks of the rank that
+// does not aggregate go to its node's aggregator and nothing crosses.
+func TestAffinityByNode(t *testing.T) {
+	g := []int{16, 16, 16}
+	cases := make([]rankCase, 4)
+	for r := range cases {
+		sub := must(layout.Subarray(g, []int{8, 8, 16}, []int{8 * (r / 2), 8 * (r % 2), 0}, layout.OrderC, layout.Int32))
+		size := sub.Size()
+		cases[r] = rankCase{Access{Buf: fill(size, r), Count: size, Filetype: sub, Size: size}, fill(size, r)}
+	}
+	nodeOf := []int{0, 1, 0, 1}
+	cross := map[int64]int64{}
+	for _, block := range []int64{0, 512} {
+		var n atomic.Int64
+		path := filepath.Join(t.TempDir(), "f")
+		stats, err := runCollective(t, path, cases, []int{0, 1}, 4096, true, 0, func(j *Job) {
+			j.AffinityBlock, j.NodeOf = block, nodeOf
+			j.Comm = nodeSpy{j.Comm, nodeOf, &n}
+		})
+		require.NoError(t, err)
+		got, _ := os.ReadFile(path)
+		require.Equal(t, expectedFile(cases), got)
+		cross[block] = n.Load()
+		if block > 0 {
+			require.Equal(t, "affinity by node: 32 of 32 blocks of 512 B at an aggregator on their main rank's node; of 16384 bytes 8192 stay at their rank, 8192 more on its node", stats[0].Domains)
+		}
+	}
+	require.Positive(t, cross[0], "ROMIO's domains send data across nodes")
+	require.Zero(t, cross[512], "affinity by node sends nothing across")
 }

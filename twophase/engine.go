@@ -267,15 +267,19 @@ func (e *engine) planAffinity(span Range, block int64) (bool, error) {
 	for i, a := range e.aggs {
 		aggOf[a] = i
 	}
-	doms, kept := AffinityDomains(span, block, owners, aggOf, len(e.aggs))
-	// The bytes that stay at their writer: the main writer's bytes in
-	// each block it aggregates. The rest (of the call's TotalBytes, from
-	// the entry Allgather) would cross ranks.
-	var keptBytes int64
+	target, byNode := e.blockTargets(aggOf)
+	doms, kept := AffinityDomains(span, block, owners, target, len(e.aggs))
+	// The bytes that stay with their writer (or, byNode, its node): the
+	// main writer's bytes in each block its aggregator got. The rest (of
+	// the call's TotalBytes, from the entry Allgather) would move.
+	var keptBytes, homeBytes int64
 	for a, d := range doms {
 		for _, b := range d {
-			if e.aggs[a] == owners[b] {
+			if o := owners[b]; target[o] == a {
 				keptBytes += keys[b] >> 20
+				if e.aggs[a] == o {
+					homeBytes += keys[b] >> 20
+				}
 			}
 		}
 	}
@@ -297,13 +301,41 @@ func (e *engine) planAffinity(span Range, block int64) (bool, error) {
 	}
 	e.stats.Domains = fmt.Sprintf("affinity: %d of %d blocks of %s at their main rank, %d of %d bytes cross ranks",
 		kept.Kept, kept.WithData, size, moved, j.TotalBytes)
+	if byNode {
+		e.stats.Domains = fmt.Sprintf("affinity by node: %d of %d blocks of %s at an aggregator on their main rank's node; of %d bytes %d stay at their rank, %d more on its node",
+			kept.Kept, kept.WithData, size, j.TotalBytes, homeBytes, keptBytes-homeBytes)
+	}
 	// All data is at its writer: the rounds run without any exchange.
-	if e.local = moved == 0; e.local {
+	if e.local = homeBytes == j.TotalBytes; e.local {
 		e.stats.Domains = fmt.Sprintf("affinity: %d of %d blocks of %s at their main rank, no exchange",
 			kept.Kept, kept.WithData, size)
 		e.checkLocal(mine, doms, aggOf[e.rank])
 	}
 	return true, nil
+}
+
+// blockTargets says which aggregator takes the blocks each rank writes
+// most of: its own index when it aggregates; otherwise, with Job.NodeOf,
+// an aggregator on its node (spread by rank when there are several), so
+// its data crosses shared memory rather than the network; else -1 (ROMIO's
+// domain decides). byNode reports whether any rank got a node's
+// aggregator.
+func (e *engine) blockTargets(aggOf []int) (target []int, byNode bool) {
+	target = slices.Clone(aggOf)
+	nodeOf := e.j.NodeOf
+	if len(nodeOf) != e.size {
+		return target, false
+	}
+	onNode := map[int][]int{}
+	for i, a := range e.aggs {
+		onNode[nodeOf[a]] = append(onNode[nodeOf[a]], i)
+	}
+	for r := range target {
+		if as := onNode[nodeOf[r]]; target[r] < 0 && len(as) > 0 {
+			target[r], byNode = as[r%len(as)], true
+		}
+	}
+	return target, byNode
 }
 
 // checkLocal makes sure, before rounds that skip the exchange, that all

@@ -45,8 +45,12 @@ type Job struct {
 	// TotalBytes is the sum of every rank's Access.Size (known from the
 	// call's entry Allgather); affinity domains need it.
 	TotalBytes int64
-	RMW        bool // read-modify-write windows with holes (else write each run)
-	Atomic     bool // lock each window; overlapping writes resolve by rank order
+	// NodeOf, when set, is the node of every rank: affinity domains then
+	// give the blocks of a rank that does not aggregate to an aggregator
+	// on its node.
+	NodeOf []int
+	RMW    bool // read-modify-write windows with holes (else write each run)
+	Atomic bool // lock each window; overlapping writes resolve by rank order
 	// Overlap runs each round's file I/O in a goroutine, behind the next
 	// round's exchange (two buffers on aggregators instead of one).
 	Overlap bool

@@ -203,12 +203,19 @@ func TestRandomCollective(t *testing.T) {
 		coRatio := rapid.IntRange(1, 3).Draw(rt, "co_ratio")
 		affinity := rapid.SampledFrom([]int64{0, 4, 8, 32}).Draw(rt, "affinity_block") // used when <= cb and no stripe count
 		atomic := rapid.Bool().Draw(rt, "atomic")
+		var nodeOf []int // ranks on random nodes (affinity by node), or unknown
+		if nodes := rapid.IntRange(0, 3).Draw(rt, "nodes"); nodes > 0 {
+			nodeOf = make([]int, np)
+			for r := range nodeOf {
+				nodeOf[r] = rapid.IntRange(0, nodes-1).Draw(rt, "node")
+			}
+		}
 		defer func(g int64) { maxGap = g }(maxGap)
 		maxGap = rapid.SampledFrom([]int64{0, 4, 64 << 10}).Draw(rt, "max_gap")
 		path := filepath.Join(t.TempDir(), "r")
 		if _, err := runCollective(t, path, cases, aggs, bufSize, rmw, stripe, func(j *Job) {
 			j.Overlap, j.StripeCount, j.CoRatio, j.AffinityBlock = overlap, stripeCount, coRatio, affinity
-			j.Atomic = atomic
+			j.Atomic, j.NodeOf = atomic, nodeOf
 		}); err != nil {
 			rt.Fatal(err)
 		}
