@@ -382,3 +382,32 @@ func TestAffinityByNode(t *testing.T) {
 	require.Positive(t, cross[0], "ROMIO's domains send data across nodes")
 	require.Zero(t, cross[512], "affinity by node sends nothing across")
 }
+
+// A rank that cannot count its bytes per block (a view whose blocks are
+// not in file order) fails the plan on every rank: none waits in rounds
+// the others never start.
+func TestAffinityCountErrorReachesAll(t *testing.T) {
+	defer func(f func(int) int) { pieceBudget = f }(pieceBudget)
+	pieceBudget = func(int) int { return 0 } // count by block boundaries, which checks the order
+	dir := t.TempDir()
+	errs := make([]error, 2)
+	err := comm.RunWorldTimeout(2, 0, 10*time.Second, func(c comm.Comm) error {
+		f, err := ufs.New().Open(filepath.Join(dir, "f"), driver.OpenOptions{Flags: driver.ORdWr | driver.OCreate})
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		r := c.Rank()
+		ft := must(layout.Indexed([]int{4096}, []int{0}, layout.Byte))
+		if r == 1 {
+			ft = must(layout.Indexed([]int{2048, 2048}, []int{6144, 4096}, layout.Byte)) // backwards
+		}
+		errs[r] = Write(&Job{Comm: c, File: f, Aggregators: []int{0, 1}, Ranges: []Range{{0, 4096}, {4096, 8192}},
+			BufSize: 8192, AffinityBlock: 1024, TotalBytes: 8192,
+			Access: Access{Buf: make([]byte, 4096), Count: 4096, Filetype: ft, Size: 4096}})
+		return nil
+	})
+	require.NoError(t, err, "no rank hangs")
+	require.ErrorContains(t, errs[0], "another rank could not count")
+	require.ErrorContains(t, errs[1], "not ordered")
+}

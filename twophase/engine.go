@@ -244,17 +244,26 @@ func (e *engine) plan(span Range) error {
 func (e *engine) planAffinity(span Range, block int64) (bool, error) {
 	j := e.j
 	done := metrics.Timer(&e.stats.Plan)
-	mine := make([]int64, Blocks(span, block))
-	countErr := e.sl.blockBytes(span, block, mine, e.rank)
+	nb := Blocks(span, block)
+	mine := make([]int64, nb+1) // and a last element: 1 if counting failed here
+	countErr := e.sl.blockBytes(span, block, mine[:nb], e.rank)
+	if countErr != nil {
+		mine[nb] = 1
+	}
 	done()
-	// Every rank takes part even after an error, so none is left waiting.
+	// Every rank takes part even after an error, and all learn of it, so
+	// none goes on to rounds the others left.
 	stop := metrics.Timer(&e.stats.ReqExchange)
 	keys := make([]int64, len(mine))
 	err := j.Comm.AllreduceInt64(mine, keys, comm.OpMax)
 	stop()
+	if err == nil && countErr == nil && keys[nb] != 0 {
+		err = fmt.Errorf("twophase: another rank could not count its bytes per block")
+	}
 	if err = errors.Join(countErr, err); err != nil {
 		return false, err
 	}
+	mine, keys = mine[:nb], keys[:nb]
 	done = metrics.Timer(&e.stats.Plan)
 	owners := make([]int, len(keys))
 	for i, k := range keys {
