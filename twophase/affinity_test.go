@@ -141,10 +141,9 @@ func total(rs []Range) (n int64) {
 	return n
 }
 
-// collperf's layout on a 2x2 process grid: every rank owns whole runs, so
-// with affinity domains no data crosses ranks (only the request lists),
-// while ROMIO's even domains move half of it; the files are the same.
-func TestAffinityKeepsOwnedRuns(t *testing.T) {
+// collperf2x2 is coll_perf's layout of a 16^3 int32 array on a 2x2x1
+// process grid: each rank owns runs of 512 bytes, aligned to 512.
+func collperf2x2() []rankCase {
 	g := []int{16, 16, 16}
 	cases := make([]rankCase, 4)
 	for r := range cases {
@@ -152,6 +151,14 @@ func TestAffinityKeepsOwnedRuns(t *testing.T) {
 		size := sub.Size()
 		cases[r] = rankCase{Access{Buf: fill(size, r), Count: size, Filetype: sub, Size: size}, fill(size, r)}
 	}
+	return cases
+}
+
+// collperf's layout on a 2x2 process grid: every rank owns whole runs, so
+// with affinity domains no data crosses ranks (only the request lists),
+// while ROMIO's even domains move half of it; the files are the same.
+func TestAffinityKeepsOwnedRuns(t *testing.T) {
+	cases := collperf2x2()
 	aggs := []int{0, 1, 2, 3}
 	sent := map[int64]int64{}
 	for _, block := range []int64{0, 512} {
@@ -355,13 +362,7 @@ func (s nodeSpy) Alltoallv(send []byte, scounts, sdispls []int, recv []byte, rco
 // of the data across: with affinity by node, the blocks of the rank that
 // does not aggregate go to its node's aggregator and nothing crosses.
 func TestAffinityByNode(t *testing.T) {
-	g := []int{16, 16, 16}
-	cases := make([]rankCase, 4)
-	for r := range cases {
-		sub := must(layout.Subarray(g, []int{8, 8, 16}, []int{8 * (r / 2), 8 * (r % 2), 0}, layout.OrderC, layout.Int32))
-		size := sub.Size()
-		cases[r] = rankCase{Access{Buf: fill(size, r), Count: size, Filetype: sub, Size: size}, fill(size, r)}
-	}
+	cases := collperf2x2()
 	nodeOf := []int{0, 1, 0, 1}
 	cross := map[int64]int64{}
 	for _, block := range []int64{0, 512} {
