@@ -15,6 +15,11 @@ type file struct {
 	f    *os.File
 	raw  syscall.RawConn
 	path string
+	// memory: the file is in a memory file system, and the calls that
+	// move data are raw ones (memfs.go).
+	memory          bool
+	pread, pwrite   positional
+	preadv, pwritev vectorCall
 }
 
 func newFile(f *os.File, path string) (*file, error) {
@@ -23,7 +28,13 @@ func newFile(f *os.File, path string) (*file, error) {
 		f.Close()
 		return nil, err
 	}
-	return &file{f: f, raw: raw, path: path}, nil
+	file := &file{f: f, raw: raw, path: path, pread: unix.Pread, pwrite: unix.Pwrite, preadv: unix.Preadv, pwritev: unix.Pwritev}
+	raw.Control(func(fd uintptr) { file.memory = inMemory(int(fd)) })
+	if file.memory {
+		file.pread, file.pwrite = rawPositional(unix.SYS_PREAD64), rawPositional(unix.SYS_PWRITE64)
+		file.preadv, file.pwritev = rawVectored(unix.SYS_PREADV), rawVectored(unix.SYS_PWRITEV)
+	}
+	return file, nil
 }
 
 // withFD runs fn on the descriptor. RawConn.Control holds a reference on

@@ -15,7 +15,7 @@ func (f *file) ReadAt(p []byte, off int64) (int, error) {
 	done := 0
 	err := f.withFD("pread", func(fd int) error {
 		for done < len(p) {
-			n, err := unix.Pread(fd, p[done:], off+int64(done))
+			n, err := f.pread(fd, p[done:], off+int64(done))
 			switch {
 			case err == unix.EINTR:
 				continue
@@ -40,7 +40,7 @@ func (f *file) WriteAt(p []byte, off int64) (int, error) {
 	done := 0
 	err := f.withFD("pwrite", func(fd int) error {
 		for done < len(p) {
-			n, err := unix.Pwrite(fd, p[done:], off+int64(done))
+			n, err := f.pwrite(fd, p[done:], off+int64(done))
 			switch {
 			case err == unix.EINTR:
 				continue

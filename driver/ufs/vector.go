@@ -12,13 +12,13 @@ const iovMax = 1024
 // WriteV writes bufs back to back starting at off with pwritev, in batches
 // of at most iovMax buffers, until every byte is written or an error occurs.
 func (f *file) WriteV(bufs [][]byte, off int64) (int, error) {
-	return f.vectored("pwritev", bufs, off, unix.Pwritev, io.ErrShortWrite)
+	return f.vectored("pwritev", bufs, off, f.pwritev, io.ErrShortWrite)
 }
 
 // ReadV fills bufs from the contiguous range starting at off with preadv.
 // At end of file it returns the count read and io.EOF.
 func (f *file) ReadV(bufs [][]byte, off int64) (int, error) {
-	return f.vectored("preadv", bufs, off, unix.Preadv, io.EOF)
+	return f.vectored("preadv", bufs, off, f.preadv, io.EOF)
 }
 
 type vectorCall func(fd int, iovs [][]byte, off int64) (int, error)
