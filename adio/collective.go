@@ -118,10 +118,15 @@ func (f *File) enter(op string, v View, a Access, off int64, local error) (range
 		mine = twophase.Range{Start: s, End: e}
 	}
 	f.seq++
-	f.callBytes = 0
-	rec := []int64{opCodes[op], f.seq, mine.Start, mine.End, 0, 0, 0, a.Size(), 0}
+	f.callBytes, f.callOwn = 0, nil
+	rec := []int64{opCodes[op], f.seq, mine.Start, mine.End, 0, 0, 0, a.Size(), 0, -1, 0}
 	if local != nil {
 		rec[4] = 1
+	}
+	report := local == nil && f.reportsOwnBlocks()
+	if report {
+		o := twophase.CountOwnBlocks(twophase.Access{Disp: v.Disp, Filetype: v.Filetype, DataStart: off * v.Etype.Size(), Size: a.Size()}, f.ownGrid())
+		rec[9], rec[10] = o.Count, int64(o.Hash)
 	}
 	if f.cached && f.f != nil {
 		rec[5], rec[6] = cache.Pending(f.f)
@@ -129,7 +134,7 @@ func (f *File) enter(op string, v View, a Access, off int64, local error) (range
 			rec[8] = 1
 		}
 	}
-	const width = 9
+	const width = 11
 	send := make([]byte, 8*width)
 	for i, x := range rec {
 		binary.LittleEndian.PutUint64(send[8*i:], uint64(x))
@@ -158,6 +163,12 @@ func (f *File) enter(op string, v View, a Access, off int64, local error) (range
 		}
 		ranges[r] = twophase.Range{Start: field(r, 2), End: field(r, 3)}
 		f.callBytes += field(r, 7)
+	}
+	if report {
+		f.callOwn = make([]twophase.OwnBlocks, len(ranges))
+		for r := range f.callOwn {
+			f.callOwn[r] = twophase.OwnBlocks{Count: field(r, 9), Hash: uint64(field(r, 10))}
+		}
 	}
 	if f.cached {
 		pending = make([]twophase.Range, f.comm.Size())

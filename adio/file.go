@@ -61,6 +61,9 @@ type File struct {
 	// callBytes is the data all ranks move in the current collective call
 	// (from its entry Allgather).
 	callBytes int64
+	// callOwn is every rank's own-blocks report in the current call (nil
+	// when the entry record carried none; see twophase.OwnBlocks).
+	callOwn []twophase.OwnBlocks
 	// cacheOff: some rank's cache gave up after open and every rank
 	// writes through (cacheFellBack).
 	cacheOff bool

@@ -195,6 +195,29 @@ func volumeAggregators(total, perAgg int64, limit int) int {
 	return int(min(int64(limit), k))
 }
 
+// affinityDomains reports whether two-phase may use affinity domains:
+// collio_file_domains=affinity, or auto without striping.
+func (f *File) affinityDomains() bool {
+	switch f.hints.Enum(hints.CollioFileDomains) {
+	case hints.DomainsAffinity:
+		return true
+	case hints.DomainsAuto:
+		return !f.striped()
+	}
+	return false
+}
+
+// ownGrid is the block size of two-phase's own-blocks check.
+func (f *File) ownGrid() int64 { return twophase.OwnGrid(f.hints.Int(hints.StripingUnit)) }
+
+// reportsOwnBlocks reports whether a collective call's entry record
+// carries this rank's own-blocks report: when the call may run two-phase
+// with affinity domains.
+func (f *File) reportsOwnBlocks() bool {
+	st := f.hints.Enum(hints.CollioStrategy)
+	return (st == hints.StrategyAuto || st == hints.StrategyTwoPhase) && f.affinityDomains()
+}
+
 // striped reports whether the file system stripes this file.
 func (f *File) striped() bool { return f.layout.StripeSize > 0 && f.layout.StripeCount > 0 }
 
@@ -245,25 +268,23 @@ func (twoPhase) job(c *call, write bool) *twophase.Job {
 	a := c.access
 	stripe := f.hints.Int(hints.StripingUnit) // as reported by the file system, else as asked
 	stripeCount := 0
-	affinity := false
+	affinity := f.affinityDomains()
 	switch f.hints.Enum(hints.CollioFileDomains) {
 	case hints.DomainsAuto:
-		if f.layout.StripeSize > 0 && f.layout.StripeCount > 0 {
+		if f.striped() {
 			stripeCount = f.layout.StripeCount
-		} else {
-			affinity = true
 		}
 	case hints.DomainsCyclic:
 		stripeCount = max(f.layout.StripeCount, int(f.hints.Int(hints.StripingFactor)), 1)
 	case hints.DomainsEven:
 		stripe = 0
-	case hints.DomainsAffinity:
-		affinity = true
 	}
 	bufSize := f.hints.Int(hints.CBBufferSize)
-	var affinityBlock int64
+	var affinityBlock, ownGrid int64
+	var own []twophase.OwnBlocks
 	if span, ok := twophase.Span(c.ranges); ok && affinity {
 		affinityBlock = twophase.AffinityBlockSize(span, len(c.aggs), bufSize, stripe)
+		ownGrid, own = f.ownGrid(), f.callOwn
 	}
 	coRatio := 1 // ROMIO uses the ratio for writes only
 	if write {
@@ -285,6 +306,8 @@ func (twoPhase) job(c *call, write bool) *twophase.Job {
 		StripeCount:   stripeCount,
 		AffinityBlock: affinityBlock,
 		TotalBytes:    f.callBytes,
+		OwnGrid:       ownGrid,
+		Own:           own,
 		NodeOf:        f.nodeOf(),
 		CoRatio:       coRatio,
 		RMW:           f.collectiveRMW(),

@@ -28,6 +28,9 @@ type engine struct {
 	// local: with affinity domains, every rank's data lies in its own
 	// domain, so the rounds skip the exchange (planAffinity).
 	local bool
+	// own: the domains are each rank's own blocks (own.go); windows are
+	// never read-modify-written, so a rank writes only its own bytes.
+	own   bool
 	sl    *slicer
 	stats *metrics.Call
 
@@ -213,6 +216,9 @@ func (e *engine) plan(span Range) error {
 		return nil
 	}
 	e.aggs = j.Aggregators
+	if e.planOwn(span) {
+		return nil
+	}
 	var note string
 	if b := j.AffinityBlock; b > 0 && b <= j.BufSize && len(e.aggs) > 1 && e.size < 1<<20 && j.TotalBytes > 0 {
 		if ok, err := e.planAffinity(span, b); ok || err != nil {
@@ -304,10 +310,7 @@ func (e *engine) planAffinity(span Range, block int64) (bool, error) {
 	e.window = func(i, m int, buf []Range) []Range {
 		return AffinityWindow(buf, span, block, doms[i], m, perRound)
 	}
-	size := fmt.Sprintf("%d B", block)
-	if block%1024 == 0 {
-		size = fmt.Sprintf("%d KiB", block>>10)
-	}
+	size := sizeText(block)
 	e.stats.Domains = fmt.Sprintf("affinity: %d of %d blocks of %s at their main rank, %d of %d bytes cross ranks",
 		kept.Kept, kept.WithData, size, moved, j.TotalBytes)
 	if byNode {
@@ -321,6 +324,63 @@ func (e *engine) planAffinity(span Range, block int64) (bool, error) {
 		e.checkLocal(mine, doms, aggOf[e.rank])
 	}
 	return true, nil
+}
+
+// planOwn runs the call on each rank's own blocks when the entry record
+// showed that they tile the span and every rank with data aggregates. The
+// verdict comes from what every rank gathered, so all ranks reach it
+// alike; the rounds then exchange nothing, and each rank runs as many as
+// its own data needs.
+func (e *engine) planOwn(span Range) bool {
+	j := e.j
+	grid := j.OwnGrid
+	if grid <= 0 || grid > j.BufSize || len(j.Own) != e.size || !OwnBlocksTile(span, grid, j.Own) {
+		return false
+	}
+	mine := -1
+	aggOf := make(map[int]int, len(e.aggs))
+	for i, a := range e.aggs {
+		aggOf[a] = i
+	}
+	for r, o := range j.Own {
+		if _, ok := aggOf[r]; o.Count > 0 && !ok {
+			return false
+		}
+	}
+	doms := make([][]int32, len(e.aggs))
+	if i, ok := aggOf[e.rank]; ok {
+		mine = i
+		base := span.Start / grid
+		blocks := make([]int32, 0, j.Own[e.rank].Count)
+		if err := eachOwnBlock(j.Access, grid, func(b int64) { blocks = append(blocks, int32(b-base)) }); err != nil {
+			// Counted before the call, so this cannot fail unless the
+			// caller's report was not this access's: the rank's error,
+			// its data untouched, the others unaffected.
+			e.ioErr = fmt.Errorf("twophase: rank %d: its own blocks: %w", e.rank, err)
+			blocks = blocks[:0]
+		}
+		doms[i] = blocks
+	}
+	perRound := int(j.BufSize / grid)
+	e.domains = make([]Range, len(e.aggs))
+	e.rounds = 0
+	if mine >= 0 {
+		e.rounds = AffinityRounds(doms[mine:mine+1], perRound)
+	}
+	e.window = func(i, m int, buf []Range) []Range {
+		return AffinityWindow(buf, span, grid, doms[i], m, perRound)
+	}
+	e.local, e.own = true, true
+	e.stats.Domains = fmt.Sprintf("own blocks: every rank's data in blocks of %s no other rank touches, no exchange", sizeText(grid))
+	return true
+}
+
+// sizeText writes a block size in KiB when it is a whole number of them.
+func sizeText(b int64) string {
+	if b%1024 == 0 {
+		return fmt.Sprintf("%d KiB", b>>10)
+	}
+	return fmt.Sprintf("%d B", b)
 }
 
 // blockTargets says which aggregator takes the blocks each rank writes

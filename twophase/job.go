@@ -49,8 +49,15 @@ type Job struct {
 	// give the blocks of a rank that does not aggregate to an aggregator
 	// on its node.
 	NodeOf []int
-	RMW    bool // read-modify-write windows with holes (else write each run)
-	Atomic bool // lock each window; overlapping writes resolve by rank order
+	// Own, when set, is every rank's OwnBlocks report at grid OwnGrid
+	// (from the call's entry record): if the blocks tile the span, each
+	// rank touching its own, and every rank with data aggregates, the
+	// call runs without a plan or an exchange (own.go). It needs affinity
+	// domains to be allowed, as AffinityBlock does, but not their size.
+	OwnGrid int64
+	Own     []OwnBlocks
+	RMW     bool // read-modify-write windows with holes (else write each run)
+	Atomic  bool // lock each window; overlapping writes resolve by rank order
 	// Overlap runs each round's file I/O in a goroutine, behind the next
 	// round's exchange (two buffers on aggregators instead of one).
 	Overlap bool

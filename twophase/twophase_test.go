@@ -154,6 +154,9 @@ func TestRandomCollective(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		np := rapid.IntRange(1, 12).Draw(rt, "np")
 		blk := int64(4 * rapid.IntRange(1, 5).Draw(rt, "blk"))
+		// tile: the ranks' blocks follow each other without holes or
+		// overlaps, and all ranks have as many (own blocks may apply).
+		tile := rapid.Bool().Draw(rt, "tile")
 		gap := int64(4 * rapid.IntRange(0, 3).Draw(rt, "gap"))
 		// With extra > gap, each block runs into the next rank's: writes
 		// overlap, and the higher rank's bytes must win.
@@ -161,19 +164,26 @@ func TestRandomCollective(t *testing.T) {
 		if np > 1 {
 			extra = int64(4 * rapid.IntRange(0, int(blk/4)).Draw(rt, "extra"))
 		}
+		if tile {
+			gap, extra = 0, 0
+		}
+		tileBlocks := int64(rapid.IntRange(1, 6).Draw(rt, "tile_blocks"))
 		cases := make([]rankCase, np)
 		for r := 0; r < np; r++ {
 			// Rank r owns blocks r, r+np, ... of a block-cyclic 1-D file,
 			// with a hole of gap bytes after each block.
 			ft := must(layout.Resized(layout.Bytes(blk+extra), 0, int64(np)*(blk+gap)))
 			nblocks := int64(rapid.IntRange(0, 6).Draw(rt, "nblocks")) // 0: empty contribution
+			if tile {
+				nblocks = tileBlocks
+			}
 			size := nblocks * (blk + extra)
 			a := Access{Count: size, Filetype: ft, Disp: int64(r) * (blk + gap), Size: size}
 			if rapid.Bool().Draw(rt, "noncontig_mem") && size > 0 {
 				a.MemType = must(layout.Vector(int(size/4), 1, 2, layout.Int32))
 				a.Count = 1
 			}
-			if rapid.Bool().Draw(rt, "skip") && size > blk {
+			if rapid.Bool().Draw(rt, "skip") && size > blk && !tile {
 				a.DataStart = blk // start into the view
 				a.Size -= blk
 				if a.MemType != nil {
@@ -191,8 +201,14 @@ func TestRandomCollective(t *testing.T) {
 			cases[r] = rankCase{a, buf}
 		}
 		naggs := rapid.IntRange(1, np).Draw(rt, "naggs")
+		if tile && rapid.Bool().Draw(rt, "all_aggregate") {
+			naggs = np
+		}
 		aggs := rapid.Permutation(seq(np)).Draw(rt, "perm")[:naggs]
 		bufSize := rapid.Int64Range(1, 200).Draw(rt, "cb")
+		if tile && rapid.Bool().Draw(rt, "small_cb") {
+			bufSize = rapid.Int64Range(1, 40).Draw(rt, "cb_small") // several rounds of own blocks
+		}
 		rmw := rapid.Bool().Draw(rt, "rmw")
 		stripe := rapid.SampledFrom([]int64{0, 8, 64}).Draw(rt, "stripe")
 		overlap := rapid.Bool().Draw(rt, "overlap")
@@ -203,6 +219,14 @@ func TestRandomCollective(t *testing.T) {
 		coRatio := rapid.IntRange(1, 3).Draw(rt, "co_ratio")
 		affinity := rapid.SampledFrom([]int64{0, 4, 8, 32}).Draw(rt, "affinity_block") // used when <= cb and no stripe count
 		atomic := rapid.Bool().Draw(rt, "atomic")
+		// Own blocks at a random grid, from every rank's report.
+		var own []OwnBlocks
+		ownGrid := rapid.SampledFrom([]int64{0, 4, 8, 12, 32}).Draw(rt, "own_grid")
+		if ownGrid > 0 {
+			for _, rc := range cases {
+				own = append(own, CountOwnBlocks(rc.access, ownGrid))
+			}
+		}
 		var nodeOf []int // ranks on random nodes (affinity by node), or unknown
 		if nodes := rapid.IntRange(0, 3).Draw(rt, "nodes"); nodes > 0 {
 			nodeOf = make([]int, np)
@@ -216,6 +240,7 @@ func TestRandomCollective(t *testing.T) {
 		if _, err := runCollective(t, path, cases, aggs, bufSize, rmw, stripe, func(j *Job) {
 			j.Overlap, j.StripeCount, j.CoRatio, j.AffinityBlock = overlap, stripeCount, coRatio, affinity
 			j.Atomic, j.NodeOf = atomic, nodeOf
+			j.OwnGrid, j.Own = ownGrid, own
 		}); err != nil {
 			rt.Fatal(err)
 		}

@@ -130,7 +130,7 @@ func (e *engine) writeRange(st *roundState, data []byte, sorted []entry, acc ioR
 		}
 		defer f.Unlock(span.Start, span.Len())
 	}
-	if !overlaps && (!holes || !e.j.RMW) {
+	if !overlaps && (!holes || !e.j.RMW || e.own) {
 		// Each contiguous run with one vectored write, straight from the
 		// receive buffer.
 		start := time.Now()
