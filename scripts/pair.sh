@@ -2,7 +2,9 @@
 # Alternates collperf launches of collio and of one host MPI-IO variant, so
 # that machine noise falls on both alike, and prints the medians and their
 # ratio: writes after the first of each launch (they overwrite allocated
-# pages) and all reads.
+# pages) and all reads. Each is timed two ways: as coll_perf does (every
+# rank from its own start after the barrier; the slowest rank's time) and
+# as IOR does ("span": the first rank's start to the last rank's end).
 #
 #   scripts/pair.sh                                  # two-phase against OMPIO individual, np 4
 #   NP=2 N=4 scripts/pair.sh
@@ -38,8 +40,12 @@ for f in glob.glob(sys.argv[1] + "/*.json"):
     side = f.rsplit("/", 1)[1].split("-")[0]
     for r in json.load(open(f))["results"]:
         if r["op"] == "read" or r["iter"] > 1:
-            vals.setdefault((r["op"], side), []).append(r["xfer_mib_s"])
+            vals.setdefault((r["op"], side, "xfer"), []).append(r["xfer_mib_s"])
+            vals.setdefault((r["op"], side, "span"), []).append(r.get("span_mib_s", 0))
 for op in ("write", "read"):
-    c, h = statistics.median(vals[(op, "collio")]), statistics.median(vals[(op, "host")])
-    print(f"{op}: collio median {c:.0f} MiB/s (n={len(vals[(op, 'collio')])}), host {h:.0f} (n={len(vals[(op, 'host')])}), ratio {c / h:.3f}")
+    for how, name in (("xfer", "coll_perf timing"), ("span", "IOR timing (span)")):
+        c, h = statistics.median(vals[(op, "collio", how)]), statistics.median(vals[(op, "host", how)])
+        n, m = len(vals[(op, "collio", how)]), len(vals[(op, "host", how)])
+        if h > 0:
+            print(f"{op}, {name}: collio median {c:.0f} MiB/s (n={n}), host {h:.0f} (n={m}), ratio {c / h:.3f}")
 PY

@@ -48,12 +48,21 @@ type Result struct {
 	Calls    int64              `json:"calls,omitempty"` // transfer calls per rank
 	Seconds  map[string]float64 `json:"seconds"`         // slowest rank per phase
 	Total    float64            `json:"total_seconds"`
-	XferMiBs float64            `json:"xfer_mib_s"`  // bytes / slowest transfer
-	TotalMiB float64            `json:"total_mib_s"` // bytes / open-to-close
-	Bad      int64              `json:"bad_values"`  // values that differ from what was written
-	Verify   string             `json:"verify,omitempty"`
-	Alloc    AllocStats         `json:"alloc"`
-	Collio   *Breakdown         `json:"collio,omitempty"` // collio runs only
+	XferMiBs float64            `json:"xfer_mib_s"` // bytes / slowest transfer
+	// Span is IOR's timing of the transfer: from the first rank's start
+	// of its first transfer call to the last rank's end of its last, by
+	// the wall clock (so the ranks' clocks must agree: one node, or
+	// synchronized clocks). XferMiBs, coll_perf's timing, charges each
+	// rank from its own start, so a call that synchronizes pays for ranks
+	// that left the barrier before it was late, and one that does not
+	// does not; Span charges every implementation alike.
+	Span     float64    `json:"span_seconds"`
+	SpanMiBs float64    `json:"span_mib_s"`
+	TotalMiB float64    `json:"total_mib_s"` // bytes / open-to-close
+	Bad      int64      `json:"bad_values"`  // values that differ from what was written
+	Verify   string     `json:"verify,omitempty"`
+	Alloc    AllocStats `json:"alloc"`
+	Collio   *Breakdown `json:"collio,omitempty"` // collio runs only
 
 	// Info is the effective hints of the file, on the first write only
 	// (not in the JSON of the result: the command stores it once per
@@ -127,13 +136,23 @@ type Sample struct {
 	Aggs        []int
 
 	m0 runtime.MemStats
+	// The wall clock (Unix ns) at the start of the first transfer call
+	// and at the end of the last (0: none yet).
+	xferFirst, xferLast int64
 }
 
 // Time runs f and adds its duration to phase p.
 func (s *Sample) Time(p int, f func() error) error {
 	start := time.Now()
 	err := f()
-	s.Phase[p] += time.Since(start)
+	end := time.Now()
+	s.Phase[p] += end.Sub(start)
+	if p == PhaseXfer {
+		if s.xferFirst == 0 {
+			s.xferFirst = start.UnixNano()
+		}
+		s.xferLast = end.UnixNano()
+	}
 	return err
 }
 
@@ -171,13 +190,14 @@ func Reduce(c comm.Comm, s *Sample, r *Result) error {
 			otherAlloc = s.Alloc
 		}
 	}
-	maxv := make([]int64, 0, numPhases+13)
+	maxv := make([]int64, 0, numPhases+16)
 	for _, d := range s.Phase {
 		maxv = append(maxv, int64(d))
 	}
 	maxv = append(maxv, s.Alloc, aggAlloc, otherAlloc,
 		int64(st.Plan), int64(st.ReqExchange), int64(st.Shuffle), int64(st.IO), int64(st.RMW), int64(st.IOWait), int64(st.Total),
-		int64(st.Rounds), int64(st.Aggregators), int64(st.CacheDrain), int64(st.Agree))
+		int64(st.Rounds), int64(st.Aggregators), int64(st.CacheDrain), int64(st.Agree),
+		-s.xferFirst, s.xferLast) // the earliest start, as the largest negative
 	if err := c.AllreduceInt64(maxv, maxv, comm.OpMax); err != nil {
 		return err
 	}
@@ -198,6 +218,10 @@ func Reduce(c comm.Comm, s *Sample, r *Result) error {
 	r.TotalMiB = MiBs(r.Bytes, r.Total)
 	m := maxv[numPhases:]
 	r.Alloc = AllocStats{Max: m[0], AggregatorMax: m[1], OtherMax: m[2], AggregatorRanks: s.Aggs}
+	if first, last := -m[14], m[15]; first > 0 && last > first {
+		r.Span = float64(last-first) / 1e9
+		r.SpanMiBs = MiBs(r.Bytes, r.Span)
+	}
 	if r.Kind == "collio" {
 		sec := func(ns int64) float64 { return float64(ns) / 1e9 }
 		r.Collio = &Breakdown{

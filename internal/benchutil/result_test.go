@@ -128,3 +128,54 @@ func TestProgress(t *testing.T) {
 	nilp.Done()
 	require.Nil(t, NewProgress("x", false))
 }
+
+// Span: from the earliest rank's first transfer start to the latest
+// rank's last transfer end, across ranks and calls.
+func TestReduceSpan(t *testing.T) {
+	base := time.Now().UnixNano()
+	out := make([]Result, 3)
+	err := comm.RunWorld(3, 1, func(c comm.Comm) error {
+		r := c.Rank()
+		var s Sample
+		// Rank r starts at base+r ms and ends at base+10-r ms, in two calls.
+		s.xferFirst, s.xferLast = base+int64(r)*1e6, base+int64(10-r)*1e6
+		s.Phase[PhaseXfer] = time.Duration(10-2*r) * time.Millisecond
+		res := Result{Kind: "mpiio", Op: "write", Bytes: 10 << 20}
+		if err := Reduce(c, &s, &res); err != nil {
+			return err
+		}
+		out[r] = res
+		return nil
+	})
+	require.NoError(t, err)
+	require.InDelta(t, 0.010, out[0].Span, 1e-12, "rank 0's start to rank 0's end")
+	require.InDelta(t, 1000.0, out[0].SpanMiBs, 1e-6)
+	require.InDelta(t, 0.010, out[2].Seconds["xfer"], 1e-12)
+
+	// Time records the wall clock of the transfer phase only.
+	var s Sample
+	require.NoError(t, s.Time(PhaseOpen, func() error { return nil }))
+	require.Zero(t, s.xferFirst)
+	require.NoError(t, s.Time(PhaseXfer, func() error { time.Sleep(time.Millisecond); return nil }))
+	first := s.xferFirst
+	require.NoError(t, s.Time(PhaseXfer, func() error { return nil }))
+	require.Equal(t, first, s.xferFirst, "the first call's start stays")
+	require.GreaterOrEqual(t, s.xferLast-first, int64(time.Millisecond))
+
+	// A rank with no transfer call: no span.
+	err = comm.RunWorld(2, 1, func(c comm.Comm) error {
+		var s Sample
+		if c.Rank() == 0 {
+			s.xferFirst, s.xferLast = base, base+1e6
+		}
+		res := Result{Kind: "mpiio", Bytes: 1}
+		if err := Reduce(c, &s, &res); err != nil {
+			return err
+		}
+		if res.Span != 0 {
+			t.Errorf("span %v with a rank that made no call", res.Span)
+		}
+		return nil
+	})
+	require.NoError(t, err)
+}
