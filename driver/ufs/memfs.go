@@ -13,8 +13,8 @@ import (
 // call costs more than the copy's share of the CPU when ranks outnumber
 // cores. With Go's usual calls, each 512 KiB pwritev that outlasts a
 // scheduler tick hands the processor to another thread and takes it back
-// (about 9% more CPU per collperf call at 4 ranks on 2 cores, and 3-4%
-// less bandwidth, in alternating launches). A raw call holds its
+// (4-9% more CPU per collperf call at 4 ranks on 2 cores, and 2-4% less
+// bandwidth, in alternating launches). A raw call holds its
 // goroutine's processor, so each moves at most rawChunk bytes (about a
 // millisecond) before the scheduler and the garbage collector get it
 // back.
