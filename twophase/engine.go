@@ -129,13 +129,7 @@ func newEngine(j *Job) (*engine, error) {
 	if err := e.plan(span); err != nil {
 		return nil, err
 	}
-	e.domainOf = make([]int, n)
-	for r := range e.domainOf {
-		e.domainOf[r] = -1
-	}
-	for i, a := range e.aggs {
-		e.domainOf[a] = i
-	}
+	e.domainOf = aggIndex(e.aggs, n)
 	bufs := j.Buffers
 	if bufs == nil {
 		bufs = new(Buffers)
@@ -275,13 +269,7 @@ func (e *engine) planAffinity(span Range, block int64) (bool, error) {
 	for i, k := range keys {
 		owners[i] = KeyOwner(k)
 	}
-	aggOf := make([]int, e.size)
-	for r := range aggOf {
-		aggOf[r] = -1
-	}
-	for i, a := range e.aggs {
-		aggOf[a] = i
-	}
+	aggOf := aggIndex(e.aggs, e.size)
 	target, byNode := e.blockTargets(aggOf)
 	doms, kept := AffinityDomains(span, block, owners, target, len(e.aggs))
 	// The bytes that stay with their writer (or, byNode, its node): the
@@ -337,19 +325,15 @@ func (e *engine) planOwn(span Range) bool {
 	if grid <= 0 || grid > j.BufSize || len(j.Own) != e.size || !OwnBlocksTile(span, grid, j.Own) {
 		return false
 	}
-	mine := -1
-	aggOf := make(map[int]int, len(e.aggs))
-	for i, a := range e.aggs {
-		aggOf[a] = i
-	}
+	aggOf := aggIndex(e.aggs, e.size)
 	for r, o := range j.Own {
-		if _, ok := aggOf[r]; o.Count > 0 && !ok {
+		if o.Count > 0 && aggOf[r] < 0 {
 			return false
 		}
 	}
 	doms := make([][]int32, len(e.aggs))
-	if i, ok := aggOf[e.rank]; ok {
-		mine = i
+	mine := aggOf[e.rank]
+	if mine >= 0 {
 		base := span.Start / grid
 		blocks := make([]int32, 0, j.Own[e.rank].Count)
 		if err := eachOwnBlock(j.Access, grid, func(b int64) { blocks = append(blocks, int32(b-base)) }); err != nil {
@@ -359,7 +343,7 @@ func (e *engine) planOwn(span Range) bool {
 			e.ioErr = fmt.Errorf("twophase: rank %d: its own blocks: %w", e.rank, err)
 			blocks = blocks[:0]
 		}
-		doms[i] = blocks
+		doms[mine] = blocks
 	}
 	perRound := int(j.BufSize / grid)
 	e.domains = make([]Range, len(e.aggs))
@@ -373,6 +357,18 @@ func (e *engine) planOwn(span Range) bool {
 	e.local, e.own = true, true
 	e.stats.Domains = fmt.Sprintf("own blocks: every rank's data in blocks of %s no other rank touches, no exchange", sizeText(grid))
 	return true
+}
+
+// aggIndex maps each of n ranks to its index in aggs, or -1.
+func aggIndex(aggs []int, n int) []int {
+	idx := make([]int, n)
+	for r := range idx {
+		idx[r] = -1
+	}
+	for i, a := range aggs {
+		idx[a] = i
+	}
+	return idx
 }
 
 // sizeText writes a block size in KiB when it is a whole number of them.
