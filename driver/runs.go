@@ -1,0 +1,44 @@
+package driver
+
+// Run is a contiguous range of the file starting at Off and the buffers
+// that fill it, in order.
+type Run struct {
+	Off  int64
+	Bufs [][]byte
+}
+
+// Len is the run's length in bytes.
+func (r Run) Len() int64 {
+	n := int64(0)
+	for _, b := range r.Bufs {
+		n += int64(len(b))
+	}
+	return n
+}
+
+// RunWriter is a File that writes many runs with one call into the
+// operating system's side of the runtime. Go hands a goroutine's
+// processor to another thread around each blocking system call that
+// outlasts a scheduler tick; a round of a collective write is many such
+// calls, and with ranks sharing cores the hand-offs cost bandwidth.
+type RunWriter interface {
+	WriteRuns(runs []Run) (int64, error)
+}
+
+// WriteRuns writes every run, in order, and returns the bytes written: in
+// one batch when f is a RunWriter, else run by run with WriteV. It stops
+// at the first error, which is returned as the file reported it.
+func WriteRuns(f File, runs []Run) (int64, error) {
+	if w, ok := f.(RunWriter); ok {
+		return w.WriteRuns(runs)
+	}
+	total := int64(0)
+	for _, r := range runs {
+		n, err := f.WriteV(r.Bufs, r.Off)
+		total += int64(n)
+		if err != nil {
+			return total, err
+		}
+	}
+	return total, nil
+}
