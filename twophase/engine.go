@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/collio/collio/driver"
 	"slices"
 	"time"
 
@@ -14,7 +15,11 @@ import (
 
 // engine runs the rounds of one collective call on one rank.
 type engine struct {
-	j        *Job
+	j *Job
+	// held: own-mode runs whose data stays in the caller's buffer, kept
+	// to write with later rounds' in one batch (write.go: hold).
+	held     []driver.Run
+	heldBufs int
 	rank     int
 	size     int
 	aggs     []int // the aggregators taking part, in domain order

@@ -1,10 +1,13 @@
 package twophase
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 
+	"github.com/collio/collio/driver"
 	"github.com/collio/collio/layout"
 	"github.com/stretchr/testify/require"
 )
@@ -129,4 +132,78 @@ func TestOwnBlocksNeedAggregators(t *testing.T) {
 	got, _ := os.ReadFile(path)
 	require.Equal(t, expectedFile(cases), got)
 	require.NotContains(t, stats[0].Domains, "own blocks")
+}
+
+// failingWrites is a file whose vectored writes fail from the n-th on.
+type failingWrites struct {
+	driver.File
+	left *atomic.Int64
+}
+
+func (f failingWrites) WriteV(bufs [][]byte, off int64) (int, error) {
+	if f.left.Add(-1) < 0 {
+		return 0, fmt.Errorf("injected failure at offset %d", off)
+	}
+	return f.File.WriteV(bufs, off)
+}
+
+// countingBatches counts the batches written through it.
+type countingBatches struct {
+	driver.File
+	n *atomic.Int64
+}
+
+func (f countingBatches) WriteRuns(runs []driver.Run) (int64, error) {
+	f.n.Add(1)
+	return driver.WriteRuns(f.File, runs)
+}
+
+// Own mode holds the runs of its rounds and writes them in batches of
+// heldBufs buffers: with more pieces than that, the call writes several
+// batches, all of them, and a failed batch is the call's error.
+func TestOwnBlocksHeldRuns(t *testing.T) {
+	// Rank r writes the even bytes of blocks r, r+2, r+4, ... (64 bytes):
+	// 32 pieces a block, 1312 a rank, held 100 at a time: the last 32 wait
+	// for the end of the call.
+	defer func(n int) { heldBufs = n }(heldBufs)
+	heldBufs = 100
+	const grid, blocks = 64, 41
+	cases := make([]rankCase, 2)
+	for r := range cases {
+		var lens, displs []int
+		for b := 0; b < blocks; b++ {
+			for k := 0; k < grid; k += 2 {
+				lens, displs = append(lens, 1), append(displs, (2*b+r)*grid+k)
+			}
+		}
+		a := byteView(t, lens, displs)
+		a.Buf = fill(int64(len(lens)), r)
+		cases[r] = rankCase{a, a.Buf}
+	}
+	own := func(j *Job) { j.OwnGrid, j.Own = grid, reports(cases, grid) }
+	path := filepath.Join(t.TempDir(), "f")
+	var batches atomic.Int64
+	stats, err := runCollective(t, path, cases, seq(2), 8*grid, true, 0, own, func(j *Job) {
+		j.File = countingBatches{j.File, &batches}
+	})
+	require.NoError(t, err)
+	got, _ := os.ReadFile(path)
+	require.Equal(t, expectedFile(cases), got)
+	for r, s := range stats {
+		require.Contains(t, s.Domains, "own blocks", "rank %d", r)
+		require.Equal(t, (blocks+7)/8, s.Rounds, "rank %d", r)
+	}
+	// Each window range adds 32 buffers: batches of 100 to 131.
+	require.GreaterOrEqual(t, batches.Load(), int64(2*10), "batches of at most 131 buffers")
+	require.LessOrEqual(t, batches.Load(), int64(2*14), "batches of at least 100 buffers")
+
+	// Without batching (the file has only WriteV) every run is its own
+	// call: the failure comes after heldBufs of them succeeded, in the
+	// batch that the first full hold writes.
+	var left atomic.Int64
+	left.Store(int64(heldBufs) + 10)
+	_, err = runCollective(t, filepath.Join(t.TempDir(), "g"), cases, seq(2), 8*grid, true, 0, own, func(j *Job) {
+		j.File = failingWrites{j.File, &left}
+	})
+	require.ErrorContains(t, err, "injected failure")
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/collio/collio/driver"
 	"github.com/collio/collio/metrics"
 )
 
@@ -27,6 +28,7 @@ func Write(j *Job) error {
 			return err
 		}
 	}
+	e.finish(e.flushHeld(), 0)
 	e.drain()
 	return e.ioErr
 }
@@ -132,22 +134,27 @@ func (e *engine) writeRange(st *roundState, data []byte, sorted []entry, acc ioR
 	}
 	if !overlaps && (!holes || !e.j.RMW || e.own) {
 		// Each contiguous run with one vectored write, straight from the
-		// receive buffer.
+		// receive buffer; the round's runs in one batch where the driver
+		// can (driver.RunWriter).
 		start := time.Now()
 		defer func() { r.io += time.Since(start) }()
-		var iov [][]byte
-		runStart, runEnd := sorted[0].off, sorted[0].off
+		pieces := make([][]byte, 0, len(sorted)) // fixed capacity: the runs share it
+		var runs []driver.Run
+		runStart, runEnd, from := sorted[0].off, sorted[0].off, 0
 		for _, x := range sorted {
 			if x.off != runEnd {
-				if _, r.err = f.WriteV(iov, runStart); r.err != nil {
-					return r
-				}
-				iov, runStart = iov[:0], x.off
+				runs = append(runs, driver.Run{Off: runStart, Bufs: pieces[from:]})
+				from, runStart = len(pieces), x.off
 			}
-			iov = append(iov, e.pieceData(st, data, x))
+			pieces = append(pieces, e.pieceData(st, data, x))
 			runEnd = x.off + x.n
 		}
-		_, r.err = f.WriteV(iov, runStart)
+		runs = append(runs, driver.Run{Off: runStart, Bufs: pieces[from:]})
+		if e.own && st.inPlace && !e.j.Atomic { // the lock would be gone before the write
+			r.err = e.hold(runs)
+			return r
+		}
+		_, r.err = driver.WriteRuns(f, runs)
 		return r
 	}
 	// Read-modify-write: read the span, lay the pieces over it in rank
@@ -177,6 +184,41 @@ func (e *engine) writeRange(st *roundState, data []byte, sorted []entry, acc ioR
 	start := time.Now()
 	_, r.err = f.WriteAt(win, span.Start)
 	r.io += time.Since(start)
+	return r
+}
+
+// heldBufs is how many buffers own mode gathers before writing them (a
+// variable for tests: own mode reports at most ownRunBudget runs, so a
+// call rarely reaches it).
+var heldBufs = 4096
+
+// hold keeps an own-mode round's runs to write with the next rounds' in
+// one batch: their data stays in the caller's buffer until the call
+// returns, and each batch costs one hand-off of the processor where the
+// driver batches (driver.RunWriter). In a minimal test of 4 processes on
+// 2 cores, each writing 256 runs of 512 KiB to ext4, a C loop over all
+// of them moved 8-11% more than Go's pwritev per run, and batches of 32
+// about 5% more.
+func (e *engine) hold(runs []driver.Run) error {
+	e.held = append(e.held, runs...)
+	for _, r := range runs {
+		e.heldBufs += len(r.Bufs)
+	}
+	if e.heldBufs < heldBufs {
+		return nil
+	}
+	return e.flushHeld().err
+}
+
+// flushHeld writes the held runs.
+func (e *engine) flushHeld() (r ioResult) {
+	if len(e.held) == 0 {
+		return r
+	}
+	start := time.Now()
+	_, r.err = driver.WriteRuns(e.j.File, e.held)
+	r.io = time.Since(start)
+	e.held, e.heldBufs = e.held[:0], 0
 	return r
 }
 
