@@ -1,5 +1,10 @@
 package driver
 
+import (
+	"errors"
+	"io"
+)
+
 // Run is a contiguous range of the file starting at Off and the buffers
 // that fill it, in order.
 type Run struct {
@@ -23,6 +28,47 @@ func (r Run) Len() int64 {
 // calls, and with ranks sharing cores the hand-offs cost bandwidth.
 type RunWriter interface {
 	WriteRuns(runs []Run) (int64, error)
+}
+
+// RunReader is a File that reads many runs with one call into the
+// operating system's side of the runtime, as RunWriter writes them.
+type RunReader interface {
+	ReadRuns(runs []Run) (int64, error)
+}
+
+// ReadRuns fills every run, in order, and returns the bytes that came
+// from the file: bytes past end of file read as zeros. It goes in one
+// batch when f is a RunReader, else run by run with ReadV, and stops at
+// the first error.
+func ReadRuns(f File, runs []Run) (int64, error) {
+	if r, ok := f.(RunReader); ok {
+		return r.ReadRuns(runs)
+	}
+	total := int64(0)
+	for _, r := range runs {
+		n, err := f.ReadV(r.Bufs, r.Off)
+		total += int64(n)
+		if errors.Is(err, io.EOF) {
+			zeroAfter(r.Bufs, int64(n))
+			continue
+		}
+		if err != nil {
+			return total, err
+		}
+	}
+	return total, nil
+}
+
+// zeroAfter clears the buffers after their first n bytes.
+func zeroAfter(bufs [][]byte, n int64) {
+	for _, b := range bufs {
+		if n >= int64(len(b)) {
+			n -= int64(len(b))
+			continue
+		}
+		clear(b[n:])
+		n = 0
+	}
 }
 
 // WriteRuns writes every run, in order, and returns the bytes written: in

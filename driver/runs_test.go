@@ -2,6 +2,7 @@ package driver_test
 
 import (
 	"errors"
+	"io"
 	"testing"
 
 	"github.com/collio/collio/driver"
@@ -41,4 +42,41 @@ func TestWriteRunsFallsBackToWriteV(t *testing.T) {
 	assert.EqualError(t, err, "disk on fire")
 	assert.Equal(t, int64(4), n, "the first run and what the failing call moved")
 	assert.Equal(t, []int64{10}, f.calls, "nothing after the failure")
+}
+
+// eofAt is a File whose ReadV fills buffers with 7s up to size and
+// returns io.EOF when a read reaches past it.
+type eofAt struct {
+	driver.File
+	size int64
+}
+
+func (f eofAt) ReadV(bufs [][]byte, off int64) (int, error) {
+	n := 0
+	for _, b := range bufs {
+		for k := range b {
+			if off+int64(n) >= f.size {
+				return n, io.EOF
+			}
+			b[k] = 7
+			n++
+		}
+	}
+	return n, nil
+}
+
+func TestReadRunsFallsBackToReadV(t *testing.T) {
+	runs := []driver.Run{
+		{Off: 0, Bufs: [][]byte{{1, 1}, {1}}},
+		{Off: 9, Bufs: [][]byte{{1, 1}, {1, 1}}}, // across the end at 10
+		{Off: 20, Bufs: [][]byte{{1}}},           // past it
+	}
+	n, err := driver.ReadRuns(eofAt{size: 10}, runs)
+	assert.NoError(t, err)
+	assert.Equal(t, int64(4), n, "bytes that came from the file")
+	assert.Equal(t, []driver.Run{
+		{Off: 0, Bufs: [][]byte{{7, 7}, {7}}},
+		{Off: 9, Bufs: [][]byte{{7, 0}, {0, 0}}},
+		{Off: 20, Bufs: [][]byte{{0}}},
+	}, runs, "zeros past end of file")
 }

@@ -64,6 +64,9 @@ func (f *file) Layout() driver.Layout { return f.layout }
 // WriteRuns batches through the posix file underneath (driver.RunWriter).
 func (f *file) WriteRuns(runs []driver.Run) (int64, error) { return driver.WriteRuns(f.File, runs) }
 
+// ReadRuns batches through the posix file underneath (driver.RunReader).
+func (f *file) ReadRuns(runs []driver.Run) (int64, error) { return driver.ReadRuns(f.File, runs) }
+
 // Open opens path. When it may create the file and a layout is requested,
 // the file is first created with the stripe hints through its parent
 // directory; if it already exists its layout is kept (and O_EXCL fails

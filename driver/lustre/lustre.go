@@ -76,6 +76,9 @@ func (f *file) Layout() driver.Layout { return f.layout }
 // WriteRuns batches through the posix file underneath (driver.RunWriter).
 func (f *file) WriteRuns(runs []driver.Run) (int64, error) { return driver.WriteRuns(f.File, runs) }
 
+// ReadRuns batches through the posix file underneath (driver.RunReader).
+func (f *file) ReadRuns(runs []driver.Run) (int64, error) { return driver.ReadRuns(f.File, runs) }
+
 // Open opens path. When it may create the file (O_CREAT) and a layout is
 // requested, the file is created with O_LOV_DELAY_CREATE and the layout set
 // by LL_IOC_LOV_SETSTRIPE; if the file already had a layout (EEXIST) that

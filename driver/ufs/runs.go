@@ -5,11 +5,11 @@ package ufs
 #include <sys/types.h>
 #include <sys/uio.h>
 
-// collio_pwritev_runs writes n runs back to back: run i is cnt[i] buffers
-// taken in order from iov, at file offset off[i]. It returns the index of
-// the first run that failed or was written short (n when none was), with
-// what that run's call moved in *moved and its errno in *err.
-static long collio_pwritev_runs(int fd, const struct iovec *iov, const int *cnt,
+// collio_runs writes (or reads) n runs back to back: run i is cnt[i]
+// buffers taken in order from iov, at file offset off[i]. It returns the
+// index of the first run that failed or moved short (n when none did),
+// with what that run's call moved in *moved and its errno in *err.
+static long collio_runs(int fd, int write, const struct iovec *iov, const int *cnt,
 		const long long *off, long n, long long *moved, int *err) {
 	for (long i = 0; i < n; i++) {
 		ssize_t want = 0;
@@ -17,7 +17,8 @@ static long collio_pwritev_runs(int fd, const struct iovec *iov, const int *cnt,
 			want += (ssize_t)iov[k].iov_len;
 		ssize_t got;
 		do {
-			got = pwritev(fd, iov, cnt[i], (off_t)off[i]);
+			got = write ? pwritev(fd, iov, cnt[i], (off_t)off[i])
+				    : preadv(fd, iov, cnt[i], (off_t)off[i]);
 		} while (got < 0 && errno == EINTR);
 		if (got != want) {
 			*moved = got < 0 ? 0 : (long long)got;
@@ -52,6 +53,31 @@ func (f *file) WriteRuns(runs []driver.Run) (int64, error) {
 	if f.memory {
 		return driver.WriteRuns(onlyFile{f}, runs)
 	}
+	return f.moveRuns(runs, true, func(p driver.Run) (int64, error) {
+		n, err := f.WriteV(p.Bufs, p.Off)
+		return int64(n), err
+	})
+}
+
+// ReadRuns fills the runs in batches as WriteRuns writes them
+// (driver.RunReader); bytes past end of file read as zeros.
+func (f *file) ReadRuns(runs []driver.Run) (int64, error) {
+	if f.memory {
+		return driver.ReadRuns(onlyFile{f}, runs)
+	}
+	return f.moveRuns(runs, false, func(p driver.Run) (int64, error) {
+		return driver.ReadRuns(onlyFile{f}, []driver.Run{p})
+	})
+}
+
+// moveRuns writes or reads the runs in batches. finish moves one call's
+// part in Go: the rest of a call the batch stopped short, and the rest of
+// its run.
+func (f *file) moveRuns(runs []driver.Run, write bool, finish func(driver.Run) (int64, error)) (int64, error) {
+	op := "preadv"
+	if write {
+		op = "pwritev"
+	}
 	total := int64(0)
 	b := newBatch()
 	for i := 0; i < len(runs); {
@@ -62,7 +88,7 @@ func (f *file) WriteRuns(runs []driver.Run) (int64, error) {
 		for ; i < len(runs) && len(b.iov) < batchIOVs; i++ {
 			b.add(runs[i])
 		}
-		done, moved, errno, err := b.write(f)
+		done, moved, errno, err := b.move(f, op, write)
 		if err != nil {
 			return total, err
 		}
@@ -70,28 +96,25 @@ func (f *file) WriteRuns(runs []driver.Run) (int64, error) {
 		if done == len(b.cnt) {
 			continue
 		}
-		// Part done of the batch's calls stopped short: finish it
-		// with WriteV, then resume after it.
+		// Call done of the batch stopped short: finish it in Go, then
+		// the rest of its run, then resume after the run.
 		total += moved
 		if errno != 0 {
-			return total, f.pathErr("pwritev", syscall.Errno(errno))
+			return total, f.pathErr(op, syscall.Errno(errno))
 		}
 		part := b.parts[done]
-		n, err := f.WriteV(skip(part.Bufs, moved), part.Off+moved)
-		total += int64(n)
-		if err != nil {
-			return total, err
-		}
-		i = first + b.runOf[done] + 1
+		rest := []driver.Run{{Off: part.Off + moved, Bufs: skip(part.Bufs, moved)}}
 		for k := done + 1; k < len(b.cnt) && b.runOf[k] == b.runOf[done]; k++ {
-			// The rest of a run split over calls.
-			p := b.parts[k]
-			n, err := f.WriteV(p.Bufs, p.Off)
-			total += int64(n)
+			rest = append(rest, b.parts[k])
+		}
+		for _, p := range rest {
+			n, err := finish(p)
+			total += n
 			if err != nil {
 				return total, err
 			}
 		}
+		i = first + b.runOf[done] + 1
 	}
 	return total, nil
 }
@@ -140,16 +163,16 @@ func (b *batch) add(r driver.Run) {
 	b.runs++
 }
 
-// write runs the batch's calls in C. done is the index of the call that
-// stopped short (len(b.cnt) when none did), moved what it wrote, errno
+// move runs the batch's calls in C. done is the index of the call that
+// stopped short (len(b.cnt) when none did), moved what it moved, errno
 // its error.
-func (b *batch) write(f *file) (done int, moved int64, errno int, err error) {
+func (b *batch) move(f *file, op string, write bool) (done int, moved int64, errno int, err error) {
 	defer b.pin.Unpin()
 	if len(b.cnt) == 0 {
 		return 0, 0, 0, nil
 	}
-	err = f.withFD("pwritev", func(fd int) error {
-		done, moved, errno = runCalls(fd, b, len(b.cnt))
+	err = f.withFD(op, func(fd int) error {
+		done, moved, errno = runCalls(fd, b, len(b.cnt), write)
 		return nil
 	})
 	return done, moved, errno, err
@@ -157,10 +180,14 @@ func (b *batch) write(f *file) (done int, moved int64, errno int, err error) {
 
 // runCalls makes the first n calls of the batch in C (a variable, so
 // that tests can stop a call short).
-var runCalls = func(fd int, b *batch, n int) (done int, moved int64, errno int) {
+var runCalls = func(fd int, b *batch, n int, write bool) (done int, moved int64, errno int) {
 	var m C.longlong
 	var e C.int
-	done = int(C.collio_pwritev_runs(C.int(fd), &b.iov[0], &b.cnt[0], &b.off[0], C.long(n), &m, &e))
+	w := C.int(0)
+	if write {
+		w = 1
+	}
+	done = int(C.collio_runs(C.int(fd), w, &b.iov[0], &b.cnt[0], &b.off[0], C.long(n), &m, &e))
 	return done, int64(m), int(e)
 }
 
@@ -179,5 +206,5 @@ func skip(bufs [][]byte, n int64) [][]byte {
 	return advance(nonEmpty(bufs), int(n))
 }
 
-// onlyFile hides WriteRuns, so driver.WriteRuns goes run by run.
+// onlyFile hides WriteRuns and ReadRuns, so driver's go run by run.
 type onlyFile struct{ driver.File }

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"testing"
 
@@ -148,7 +149,7 @@ func TestWriteRunsInMemory(t *testing.T) {
 
 // A call that a signal cuts short is finished in Go, with the rest of
 // its run and then the next runs as usual.
-func TestWriteRunsFinishesAShortCall(t *testing.T) {
+func TestRunsFinishAShortCall(t *testing.T) {
 	real := runCalls
 	t.Cleanup(func() { runCalls = real })
 	runs := someRuns(rand.New(rand.NewPCG(5, 6)), 60)
@@ -169,20 +170,25 @@ func TestWriteRunsFinishesAShortCall(t *testing.T) {
 	}
 	require.Len(t, stops, 5, "some run must be split")
 	for _, stop := range stops {
-		runCalls = func(fd int, b *batch, n int) (int, int64, int) {
+		// The batch stops after moving half of call stop.
+		runCalls = func(fd int, b *batch, n int, write bool) (int, int64, int) {
 			if stop >= n {
-				return real(fd, b, n)
+				return real(fd, b, n, write)
 			}
-			done, moved, errno := real(fd, b, stop)
+			done, moved, errno := real(fd, b, stop, write)
 			if done < stop || errno != 0 {
 				return done, moved, errno
 			}
 			p := b.parts[stop]
 			half := p.Len() / 2
 			if half > 0 {
-				w, err := unix.Pwrite(fd, bytes.Join(p.Bufs, nil)[:half], p.Off)
+				var err error
+				if write {
+					_, err = unix.Pwrite(fd, bytes.Join(p.Bufs, nil)[:half], p.Off)
+				} else {
+					_, err = unix.Preadv(fd, prefix(p.Bufs, half), p.Off)
+				}
 				require.NoError(t, err)
-				require.EqualValues(t, half, w)
 			}
 			return stop, half, 0
 		}
@@ -190,9 +196,91 @@ func TestWriteRunsFinishesAShortCall(t *testing.T) {
 		total, err := f.WriteRuns(runs)
 		require.NoError(t, err, "stop at call %d", stop)
 		got, _ := os.ReadFile(path)
-		assert.True(t, bytes.Equal(want, got), "stop at call %d", stop)
+		assert.True(t, bytes.Equal(want, got), "write, stop at call %d", stop)
+		assert.EqualValues(t, len(bytes.Join(flatten(runs), nil)), total, "stop at call %d", stop)
+
+		back := sameRuns(runs)
+		total, err = f.ReadRuns(back)
+		require.NoError(t, err, "stop at call %d", stop)
+		assert.Equal(t, runs, back, "read, stop at call %d", stop)
 		assert.EqualValues(t, len(bytes.Join(flatten(runs), nil)), total, "stop at call %d", stop)
 	}
+}
+
+// prefix returns the first n bytes of a buffer list, as a list.
+func prefix(bufs [][]byte, n int64) [][]byte {
+	var out [][]byte
+	for _, b := range bufs {
+		if n == 0 {
+			break
+		}
+		k := min(int64(len(b)), n)
+		out = append(out, b[:k])
+		n -= k
+	}
+	return out
+}
+
+// sameRuns returns runs of the same shape with fresh (garbage) buffers.
+func sameRuns(runs []driver.Run) []driver.Run {
+	out := make([]driver.Run, len(runs))
+	for i, r := range runs {
+		out[i] = driver.Run{Off: r.Off, Bufs: sameShape(r.Bufs)}
+		for _, b := range out[i].Bufs {
+			for k := range b {
+				b[k] = 0xee
+			}
+		}
+	}
+	return out
+}
+
+func TestReadRunsMatchesTheFile(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{1, 7, 300} {
+		runs := someRuns(rng, n)
+		f, path := openNew(t)
+		_, err := f.WriteRuns(runs)
+		require.NoError(t, err)
+		content, err := os.ReadFile(path)
+		require.NoError(t, err)
+
+		// The same runs and, past end of file, runs that read zeros: one
+		// across the end in the middle of the batch, one beyond it last.
+		size := int64(len(content))
+		across := driver.Run{Off: size - 3, Bufs: [][]byte{make([]byte, 2), make([]byte, 5)}}
+		runs = slices.Insert(runs, len(runs)/2, across)
+		runs = append(runs, driver.Run{Off: size + 100, Bufs: [][]byte{make([]byte, 4)}})
+		back := sameRuns(runs)
+		total, err := f.ReadRuns(back)
+		require.NoError(t, err)
+		fromFile := int64(0)
+		for i, r := range back {
+			flat := bytes.Join(r.Bufs, nil)
+			want := make([]byte, len(flat))
+			if r.Off < size {
+				k := copy(want, content[r.Off:])
+				fromFile += int64(k)
+			}
+			require.True(t, bytes.Equal(want, flat), "run %d of %d at %d (file size %d)", i, len(runs), r.Off, size)
+		}
+		assert.Equal(t, fromFile, total, "bytes that came from the file")
+	}
+}
+
+func TestReadRunsBadFile(t *testing.T) {
+	_, path := openNew(t)
+	wo := openPath(t, path, driver.OWrOnly)
+	_, err := wo.ReadRuns([]driver.Run{{Off: 0, Bufs: [][]byte{make([]byte, 5)}}})
+	assert.True(t, errors.Is(err, syscall.EBADF), "%v", err)
+	var pe *os.PathError
+	require.ErrorAs(t, err, &pe)
+	assert.Equal(t, "preadv", pe.Op)
+
+	f, _ := openNew(t)
+	require.NoError(t, f.Close())
+	_, err = f.ReadRuns([]driver.Run{{Off: 0, Bufs: [][]byte{make([]byte, 5)}}})
+	assert.True(t, errors.Is(err, fs.ErrClosed), "%v", err)
 }
 
 func flatten(runs []driver.Run) [][]byte {
