@@ -150,7 +150,7 @@ func (f failingWrites) WriteV(bufs [][]byte, off int64) (int, error) {
 // countingBatches counts the batches written through it.
 type countingBatches struct {
 	driver.File
-	n *atomic.Int64
+	n, reads *atomic.Int64
 }
 
 func (f countingBatches) WriteRuns(runs []driver.Run) (int64, error) {
@@ -158,9 +158,14 @@ func (f countingBatches) WriteRuns(runs []driver.Run) (int64, error) {
 	return driver.WriteRuns(f.File, runs)
 }
 
-// Own mode holds the runs of its rounds and writes them in batches of
-// heldBufs buffers: with more pieces than that, the call writes several
-// batches, all of them, and a failed batch is the call's error.
+func (f countingBatches) ReadRuns(runs []driver.Run) (int64, error) {
+	f.reads.Add(1)
+	return driver.ReadRuns(f.File, runs)
+}
+
+// Own mode holds the runs of its rounds and writes (and reads) them in
+// batches of heldBufs buffers: with more pieces than that, the call moves
+// several batches, all of them, and a failed batch is the call's error.
 func TestOwnBlocksHeldRuns(t *testing.T) {
 	// Rank r writes the even bytes of blocks r, r+2, r+4, ... (64 bytes):
 	// 32 pieces a block, 1312 a rank, held 100 at a time: the last 32 wait
@@ -182,9 +187,9 @@ func TestOwnBlocksHeldRuns(t *testing.T) {
 	}
 	own := func(j *Job) { j.OwnGrid, j.Own = grid, reports(cases, grid) }
 	path := filepath.Join(t.TempDir(), "f")
-	var batches atomic.Int64
+	var batches, reads atomic.Int64
 	stats, err := runCollective(t, path, cases, seq(2), 8*grid, true, 0, own, func(j *Job) {
-		j.File = countingBatches{j.File, &batches}
+		j.File = countingBatches{j.File, &batches, &reads}
 	})
 	require.NoError(t, err)
 	got, _ := os.ReadFile(path)
@@ -196,6 +201,11 @@ func TestOwnBlocksHeldRuns(t *testing.T) {
 	// Each window range adds 32 buffers: batches of 100 to 131.
 	require.GreaterOrEqual(t, batches.Load(), int64(2*10), "batches of at most 131 buffers")
 	require.LessOrEqual(t, batches.Load(), int64(2*14), "batches of at least 100 buffers")
+	// Reads are held alike (runCollective reads the data back and checks
+	// it). Their runs read the gaps too, so a round of 8 blocks is one run
+	// of about 500 buffers, a batch of its own; the last round's one block
+	// waits for the end of the call.
+	require.Equal(t, int64(2*6), reads.Load(), "read batches")
 
 	// Without batching (the file has only WriteV) every run is its own
 	// call: the failure comes after heldBufs of them succeeded, in the

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/collio/collio/driver"
 	"io"
 	"time"
 
@@ -45,6 +46,7 @@ func Read(j *Job) (int64, error) {
 			return 0, err
 		}
 	}
+	e.finish(e.flushHeld(false), 0)
 	e.drain()
 	if e.ioErr != nil {
 		return 0, e.ioErr
@@ -265,9 +267,9 @@ var maxGap int64 = 64 << 10
 
 // readRuns reads the sorted, non-overlapping pieces of a round into their
 // slots of send: one vectored read per run of pieces separated by gaps of
-// at most maxGap. Bytes past end of file are zeros.
+// at most maxGap, the round's runs in one batch where the driver can
+// (driver.RunReader). Bytes past end of file are zeros.
 func (e *engine) readRuns(st *roundState, send []byte) error {
-	f := e.j.File
 	var gaps int64
 	for i := 1; i < len(st.sorted); i++ {
 		if g := st.sorted[i].off - (st.sorted[i-1].off + st.sorted[i-1].n); g <= maxGap {
@@ -275,41 +277,26 @@ func (e *engine) readRuns(st *roundState, send []byte) error {
 		}
 	}
 	scratch := st.window.get(gaps)
-	var iov [][]byte
-	runStart := st.sorted[0].off
-	end := runStart
-	flush := func() error {
-		want := end - runStart
-		n, err := f.ReadV(iov, runStart)
-		if err != nil && !errors.Is(err, io.EOF) {
-			return err
-		}
-		if int64(n) < want { // past end of file
-			skip := int64(n)
-			for _, b := range iov {
-				if skip >= int64(len(b)) {
-					skip -= int64(len(b))
-					continue
-				}
-				clear(b[skip:])
-				skip = 0
-			}
-		}
-		iov = iov[:0]
-		return nil
-	}
+	bufs := make([][]byte, 0, 2*len(st.sorted)) // pieces and gaps; fixed capacity: the runs share it
+	var runs []driver.Run
+	runStart, end, from := st.sorted[0].off, st.sorted[0].off, 0
 	for _, x := range st.sorted {
 		if g := x.off - end; g > maxGap {
-			if err := flush(); err != nil {
-				return err
-			}
-			runStart = x.off
+			runs = append(runs, driver.Run{Off: runStart, Bufs: bufs[from:]})
+			from, runStart = len(bufs), x.off
 		} else if g > 0 {
-			iov = append(iov, scratch[:g])
+			bufs = append(bufs, scratch[:g])
 			scratch = scratch[g:]
 		}
-		iov = append(iov, e.readDst(st, send, x))
+		bufs = append(bufs, e.readDst(st, send, x))
 		end = x.off + x.n
 	}
-	return flush()
+	runs = append(runs, driver.Run{Off: runStart, Bufs: bufs[from:]})
+	if e.own && st.self != nil && !e.j.Atomic {
+		// Own mode reads only into the user's buffer (st.self): nothing
+		// needs the data before the call returns.
+		return e.hold(runs, false)
+	}
+	_, err := driver.ReadRuns(e.j.File, runs)
+	return err
 }

@@ -28,7 +28,7 @@ func Write(j *Job) error {
 			return err
 		}
 	}
-	e.finish(e.flushHeld(), 0)
+	e.finish(e.flushHeld(true), 0)
 	e.drain()
 	return e.ioErr
 }
@@ -151,7 +151,7 @@ func (e *engine) writeRange(st *roundState, data []byte, sorted []entry, acc ioR
 		}
 		runs = append(runs, driver.Run{Off: runStart, Bufs: pieces[from:]})
 		if e.own && st.inPlace && !e.j.Atomic { // the lock would be gone before the write
-			r.err = e.hold(runs)
+			r.err = e.hold(runs, true)
 			return r
 		}
 		_, r.err = driver.WriteRuns(f, runs)
@@ -184,41 +184,6 @@ func (e *engine) writeRange(st *roundState, data []byte, sorted []entry, acc ioR
 	start := time.Now()
 	_, r.err = f.WriteAt(win, span.Start)
 	r.io += time.Since(start)
-	return r
-}
-
-// heldBufs is how many buffers own mode gathers before writing them (a
-// variable for tests: own mode reports at most ownRunBudget runs, so a
-// call rarely reaches it).
-var heldBufs = 4096
-
-// hold keeps an own-mode round's runs to write with the next rounds' in
-// one batch: their data stays in the caller's buffer until the call
-// returns, and each batch costs one hand-off of the processor where the
-// driver batches (driver.RunWriter). In a minimal test of 4 processes on
-// 2 cores, each writing 256 runs of 512 KiB to ext4, a C loop over all
-// of them moved 8-11% more than Go's pwritev per run, and batches of 32
-// about 5% more.
-func (e *engine) hold(runs []driver.Run) error {
-	e.held = append(e.held, runs...)
-	for _, r := range runs {
-		e.heldBufs += len(r.Bufs)
-	}
-	if e.heldBufs < heldBufs {
-		return nil
-	}
-	return e.flushHeld().err
-}
-
-// flushHeld writes the held runs.
-func (e *engine) flushHeld() (r ioResult) {
-	if len(e.held) == 0 {
-		return r
-	}
-	start := time.Now()
-	_, r.err = driver.WriteRuns(e.j.File, e.held)
-	r.io = time.Since(start)
-	e.held, e.heldBufs = e.held[:0], 0
 	return r
 }
 

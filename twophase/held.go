@@ -1,0 +1,46 @@
+package twophase
+
+import (
+	"time"
+
+	"github.com/collio/collio/driver"
+)
+
+// heldBufs is how many buffers own mode gathers before it moves them (a
+// variable for tests: own mode reports at most ownRunBudget runs, so a
+// call rarely reaches it).
+var heldBufs = 4096
+
+// hold keeps an own-mode round's runs to move with the next rounds' in one
+// batch: their data stays in the caller's buffer until the call returns,
+// and each batch costs one hand-off of the processor where the driver
+// batches (driver.RunWriter, driver.RunReader). In a minimal test of 4
+// processes on 2 cores, each writing 256 runs of 512 KiB to ext4, a C loop
+// over all of them moved 8-11% more than Go's pwritev per run, and
+// batches of 32 about 5% more.
+func (e *engine) hold(runs []driver.Run, write bool) error {
+	e.held = append(e.held, runs...)
+	for _, r := range runs {
+		e.heldBufs += len(r.Bufs)
+	}
+	if e.heldBufs < heldBufs {
+		return nil
+	}
+	return e.flushHeld(write).err
+}
+
+// flushHeld writes (or reads) the held runs.
+func (e *engine) flushHeld(write bool) (r ioResult) {
+	if len(e.held) == 0 {
+		return r
+	}
+	start := time.Now()
+	if write {
+		_, r.err = driver.WriteRuns(e.j.File, e.held)
+	} else {
+		_, r.err = driver.ReadRuns(e.j.File, e.held)
+	}
+	r.io = time.Since(start)
+	e.held, e.heldBufs = e.held[:0], 0
+	return r
+}
