@@ -56,7 +56,7 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 	off := offset()
 	v := f.View()
 	c := &call{f: f, op: op, view: v, access: a, off: off}
-	ranges, pending, err := f.enter(op, v, a, off, f.checkTransfer(op, v, a, off, write))
+	ranges, pending, err := f.enter(op, write, v, a, off, f.checkTransfer(op, v, a, off, write))
 	if err != nil {
 		return 0, err
 	}
@@ -106,8 +106,10 @@ var opCodes = map[string]int64{"write_at_all": 1, "read_at_all": 2, "write_all":
 // whether all ranks are in the same call (operation and call number; a
 // mismatch is ErrNotSame, a rank that never joins a timeout instead of a
 // hang), the file range [start, end) each rank accesses and, with the
-// E10 cache, the range of each rank's data not copied yet (pending).
-func (f *File) enter(op string, v View, a Access, off int64, local error) (ranges, pending []twophase.Range, err error) {
+// E10 cache, the range of each rank's data not copied yet (pending), and
+// for writes whether any rank may sieve (else independent writes need no
+// locks).
+func (f *File) enter(op string, write bool, v View, a Access, off int64, local error) (ranges, pending []twophase.Range, err error) {
 	defer metrics.Timer(&f.last.Plan)()
 	var mine twophase.Range
 	if local == nil && a.Size() > 0 {
@@ -118,8 +120,8 @@ func (f *File) enter(op string, v View, a Access, off int64, local error) (range
 		mine = twophase.Range{Start: s, End: e}
 	}
 	f.seq++
-	f.callBytes, f.callOwn = 0, nil
-	rec := []int64{opCodes[op], f.seq, mine.Start, mine.End, 0, 0, 0, a.Size(), 0, -1, 0}
+	f.callBytes, f.callOwn, f.callNoSieve = 0, nil, false
+	rec := []int64{opCodes[op], f.seq, mine.Start, mine.End, 0, 0, 0, a.Size(), 0, -1, 0, 0}
 	if local != nil {
 		rec[4] = 1
 	}
@@ -128,13 +130,16 @@ func (f *File) enter(op string, v View, a Access, off int64, local error) (range
 		o := twophase.CountOwnBlocks(twophase.Access{Disp: v.Disp, Filetype: v.Filetype, DataStart: off * v.Etype.Size(), Size: a.Size()}, f.ownGrid())
 		rec[9], rec[10] = o.Count, int64(o.Hash)
 	}
+	if write && (local != nil || f.mayWriteSieve(v, a, off)) {
+		rec[11] = 1
+	}
 	if f.cached && f.f != nil {
 		rec[5], rec[6] = cache.Pending(f.f)
 		if cache.FellBack(f.f) {
 			rec[8] = 1
 		}
 	}
-	const width = 11
+	const width = 12
 	send := make([]byte, 8*width)
 	for i, x := range rec {
 		binary.LittleEndian.PutUint64(send[8*i:], uint64(x))
@@ -163,6 +168,10 @@ func (f *File) enter(op string, v View, a Access, off int64, local error) (range
 		}
 		ranges[r] = twophase.Range{Start: field(r, 2), End: field(r, 3)}
 		f.callBytes += field(r, 7)
+	}
+	f.callNoSieve = write
+	for r := range ranges {
+		f.callNoSieve = f.callNoSieve && field(r, 11) == 0
 	}
 	if report {
 		f.callOwn = make([]twophase.OwnBlocks, len(ranges))

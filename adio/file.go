@@ -64,6 +64,10 @@ type File struct {
 	// callOwn is every rank's own-blocks report in the current call (nil
 	// when the entry record carried none; see twophase.OwnBlocks).
 	callOwn []twophase.OwnBlocks
+	// callNoSieve: the current call writes and no rank's part may be
+	// read-modify-written (mayWriteSieve), so independent writes need no
+	// byte-range locks even where the ranks' ranges interleave.
+	callNoSieve bool
 	// cacheOff: some rank's cache gave up after open and every rank
 	// writes through (cacheFellBack).
 	cacheOff bool

@@ -105,8 +105,9 @@ func (f *File) sieves(write bool) bool {
 
 // writeAt writes a at off through view v. alone tells that no other rank
 // can touch the file range of this access meanwhile (a collective call
-// whose ranks' ranges do not interleave): data sieving then needs no
-// byte-range locks.
+// whose ranks' ranges do not interleave) or that none will sieve (a
+// collective call where no rank may read-modify-write): writes then need
+// no byte-range locks, and runs go to the driver in batches.
 func (f *File) writeAt(op string, v View, a Access, off int64, alone bool) (int64, error) {
 	if err := f.checkTransfer(op, v, a, off, true); err != nil {
 		return 0, err
@@ -137,7 +138,7 @@ func (f *File) writeAt(op string, v View, a Access, off int64, alone bool) (int6
 	}
 	err := walk(v, a, off, func(p piece) error { return b.add(p, b.flushWrite) })
 	if err == nil {
-		err = b.flushWrite()
+		err = b.finishWrite()
 	}
 	if err != nil {
 		return 0, f.wrap(err, op)

@@ -3,8 +3,10 @@ package adio
 import (
 	"errors"
 	"io"
+	"slices"
 
 	"github.com/collio/collio/driver"
+	"github.com/collio/collio/hints"
 )
 
 // piece is a run of data that is contiguous both in memory and in the file.
@@ -37,6 +39,12 @@ type batcher struct {
 	data       int64 // their total length
 	window     []byte
 	iov        [][]byte
+
+	// held: runs written straight from the caller's buffer, kept to
+	// write in one batch (driver.WriteRuns) when no lock is taken per
+	// run. heldBufs counts their buffers.
+	held     []driver.Run
+	heldBufs int
 }
 
 func (b *batcher) add(p piece, flush func() error) error {
@@ -131,6 +139,9 @@ func (b *batcher) flushWrite() error {
 			_, err := b.f.WriteAt(w, b.start)
 			return err
 		}
+		if !b.lock {
+			return b.hold(driver.Run{Off: b.start, Bufs: slices.Clone(b.memIOV())})
+		}
 		_, err := b.f.WriteV(b.memIOV(), b.start)
 		return err
 	}
@@ -146,6 +157,41 @@ func (b *batcher) flushWrite() error {
 	}
 	_, err = b.f.WriteAt(w, b.start)
 	return err
+}
+
+// heldBufs is how many buffers a batch of held runs gathers before it is
+// written.
+const heldBufs = 4096
+
+// hold keeps a run to write with the next ones in one batch: one hand-off
+// of the processor per batch where the driver batches (a locked run is
+// written at once, under its lock). Views are monotonic, so a later
+// read-modify-write window never covers a held run.
+func (b *batcher) hold(r driver.Run) error {
+	b.held = append(b.held, r)
+	b.heldBufs += len(r.Bufs)
+	if b.heldBufs < heldBufs {
+		return nil
+	}
+	return b.writeHeld()
+}
+
+// writeHeld writes the held runs.
+func (b *batcher) writeHeld() error {
+	if len(b.held) == 0 {
+		return nil
+	}
+	_, err := driver.WriteRuns(b.f, b.held)
+	b.held, b.heldBufs = b.held[:0], 0
+	return err
+}
+
+// finishWrite writes what is gathered and what is held.
+func (b *batcher) finishWrite() error {
+	if err := b.flushWrite(); err != nil {
+		return err
+	}
+	return b.writeHeld()
 }
 
 // errShort stops a read walk at end of file.
@@ -193,4 +239,45 @@ func (b *batcher) flushRead(got *int64) error {
 		}
 	}
 	return nil
+}
+
+// sieveRunBudget bounds the file runs mayWriteSieve walks; past it a rank
+// says it may sieve.
+const sieveRunBudget = 4096
+
+// mayWriteSieve reports whether writing a through v at off (etypes) could
+// read-modify-write a window (data sieving), which other ranks' writes
+// into that window must then be locked against. It answers false only
+// when sieving is off for writes, when the data is one run of the file,
+// or, with automatic sieving, when memory is contiguous and every run of
+// the file is at least sieveMinPiece long (such runs are moved alone).
+func (f *File) mayWriteSieve(v View, a Access, off int64) bool {
+	if !f.sieves(true) || a.Size() == 0 {
+		return false
+	}
+	auto := f.hints.Enum(hints.RomioDSWrite) == hints.Automatic
+	fs := v.stream()
+	if err := fs.SeekData(off * v.Etype.Size()); err != nil {
+		return true
+	}
+	small := false
+	runs := 0
+	end := int64(-1)
+	for left := a.Size(); left > 0; {
+		fo, n, ok := fs.Next(left)
+		if !ok {
+			return true
+		}
+		if fo != end { // a new run (adjacent blocks of the view join)
+			if runs++; runs > sieveRunBudget {
+				return true
+			}
+		}
+		small = small || n < sieveMinPiece // a part of a run: conservative
+		end, left = fo+n, left-n
+	}
+	if runs == 1 {
+		return false
+	}
+	return !auto || small || !a.contiguous()
 }

@@ -240,7 +240,7 @@ type independent struct{}
 // hidden behind an exchange.
 func (independent) write(c *call) error {
 	defer c.f.timeIndependentIO()()
-	_, err := c.f.writeAt(c.op, c.view, c.access, c.off, !twophase.Interleaved(c.ranges))
+	_, err := c.f.writeAt(c.op, c.view, c.access, c.off, !twophase.Interleaved(c.ranges) || c.f.callNoSieve)
 	return err
 }
 
