@@ -5,21 +5,17 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/collio/collio/driver"
 	"slices"
 	"time"
 
+	"github.com/collio/collio/driver"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/metrics"
 )
 
 // engine runs the rounds of one collective call on one rank.
 type engine struct {
-	j *Job
-	// held: own-mode runs whose data stays in the caller's buffer, kept
-	// to write with later rounds' in one batch (write.go: hold).
-	held     []driver.Run
-	heldBufs int
+	j        *Job
 	rank     int
 	size     int
 	aggs     []int // the aggregators taking part, in domain order
@@ -50,6 +46,10 @@ type engine struct {
 	metaSend, metaRecv     *bufPool
 
 	ioErr error // first file error on this rank; rounds continue so peers never hang
+	// held: own-mode runs whose data stays in the caller's buffer, kept
+	// to move with later rounds' in one batch (held.go).
+	held     []driver.Run
+	heldBufs int
 }
 
 // roundState is what one round needs from its request exchange until its

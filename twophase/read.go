@@ -4,10 +4,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/collio/collio/driver"
 	"io"
 	"time"
 
+	"github.com/collio/collio/driver"
 	"github.com/collio/collio/metrics"
 )
 
