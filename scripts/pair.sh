@@ -9,11 +9,13 @@
 #   scripts/pair.sh                                  # two-phase against OMPIO individual, np 4
 #   NP=2 N=4 scripts/pair.sh
 #   HINTS="-hint romio_cb_write=disable" HOST="--mca io romio321" scripts/pair.sh
+#   BASE=/tmp/collperf-before scripts/pair.sh        # also another collperf build (a change's effect)
 #
 # Settings: NP=4 ranks, N=6 pairs of launches, SIZE=512 (N^3 int32), REPS=4
 # per launch, DIR=/dev/shm/collio-pair, HINTS (collperf flags for collio;
 # default -hint collio_strategy=twophase), HOST (mpirun flags of the host
-# variant; default --mca io ompio --mca fcoll individual).
+# variant; default --mca io ompio --mca fcoll individual), BASE (another
+# collperf binary run with the same flags in each round, reported as "base").
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 NP=${NP:-4} N=${N:-6} SIZE=${SIZE:-512} REPS=${REPS:-4} DIR=${DIR:-/dev/shm/collio-pair}
@@ -28,6 +30,11 @@ for k in $(seq "$N"); do
 	# shellcheck disable=SC2086
 	mpirun -np "$NP" "$root/bin/collperf" -q -dir "$DIR" -size "$SIZE" -i "$REPS" -impl collio $HINTS \
 		-json "$tmp/collio-$k.json" >/dev/null
+	if [ -n "${BASE:-}" ]; then
+		# shellcheck disable=SC2086
+		mpirun -np "$NP" "$BASE" -q -dir "$DIR" -size "$SIZE" -i "$REPS" -impl collio $HINTS \
+			-json "$tmp/base-$k.json" >/dev/null
+	fi
 	# shellcheck disable=SC2086
 	mpirun -np "$NP" $HOST "$root/bin/collperf" -q -dir "$DIR" -size "$SIZE" -i "$REPS" -impl mpiio \
 		-json "$tmp/host-$k.json" >/dev/null
@@ -48,4 +55,7 @@ for op in ("write", "read"):
         n, m = len(vals[(op, "collio", how)]), len(vals[(op, "host", how)])
         if h > 0:
             print(f"{op}, {name}: collio median {c:.0f} MiB/s (n={n}), host {h:.0f} (n={m}), ratio {c / h:.3f}")
+        if (op, "base", how) in vals:
+            b = statistics.median(vals[(op, "base", how)])
+            print(f"{op}, {name}: base median {b:.0f} MiB/s, ratio {b / h:.3f}")
 PY
