@@ -14,10 +14,10 @@ var heldBufs = 4096
 // hold keeps an own-mode round's runs to move with the next rounds' in one
 // batch: their data stays in the caller's buffer until the call returns,
 // and each batch costs one hand-off of the processor where the driver
-// batches (driver.RunWriter, driver.RunReader). In a minimal test of 4
-// processes on 2 cores, each writing 256 runs of 512 KiB to ext4, a C loop
-// over all of them moved 8-11% more than Go's pwritev per run, and
-// batches of 32 about 5% more.
+// batches (driver.RunWriter, driver.RunReader). With 4 processes on 2
+// cores, each writing 256 runs of 512 KiB to ext4, a C loop over all of
+// them moved 5-11% more than Go's pwritev per run, C loops of 32 runs
+// 2-5% more (scripts/syscallcost.sh).
 func (e *engine) hold(runs []driver.Run, write bool) error {
 	e.held = append(e.held, runs...)
 	for _, r := range runs {
