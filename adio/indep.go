@@ -178,6 +178,7 @@ func (f *File) readAt(op string, v View, a Access, off int64) (int64, error) {
 	if err == nil {
 		err = b.flushRead(&got)
 	}
+	err = b.finishRead(err, &got)
 	if err != nil && !errors.Is(err, errShort) {
 		return got, f.wrap(err, op)
 	}

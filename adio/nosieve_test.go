@@ -169,3 +169,43 @@ func TestHeldRuns(t *testing.T) {
 	require.Equal(t, []string{"runs 4096 from 0", "runs 4096 from 16384", "runs 8 from 32768"}, write(false, 2*heldBufs+8))
 	require.Equal(t, []string{"writev 0+1", "writev 4+1"}, write(true, 2))
 }
+
+// Independent reads of large pieces go in one batch; across end of file
+// they return the bytes before it, in data order, and zeros after.
+func TestIndependentReadsInABatch(t *testing.T) {
+	const piece, n = 64 << 10, 3
+	path := tempPath(t, "f")
+	content := rankData(7, 5*piece+100) // ends 100 bytes into rank 2's second piece
+	require.NoError(t, os.WriteFile(path, content, 0o644))
+	world(t, n, func(c comm.Comm) error {
+		f, err := Open(c, path, ModeRdOnly, OpenOptions{Hints: map[string]string{"collio_strategy": "independent"}})
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		r := c.Rank()
+		if err := f.SetView(stridedView(t, r, n, piece), nil); err != nil {
+			return err
+		}
+		got := bytes.Repeat([]byte{0xee}, 3*piece)
+		count, err := f.ReadAtAll(Bytes(got), 0)
+		if err != nil {
+			return err
+		}
+		want := make([]byte, 3*piece)
+		for k := 0; k < 3; k++ {
+			at := (k*n + r) * piece
+			if at < len(content) {
+				copy(want[k*piece:(k+1)*piece], content[at:])
+			}
+		}
+		wantCount := int64(0)
+		for k := 0; k < 3; k++ {
+			wantCount += int64(max(0, min(piece, len(content)-(k*n+r)*piece)))
+		}
+		if count != wantCount || !bytes.Equal(want, got) {
+			return fmt.Errorf("rank %d: read %d bytes (want %d), data right: %v", r, count, wantCount, bytes.Equal(want, got))
+		}
+		return nil
+	})
+}

@@ -40,11 +40,12 @@ type batcher struct {
 	window     []byte
 	iov        [][]byte
 
-	// held: runs written straight from the caller's buffer, kept to
-	// write in one batch (driver.WriteRuns) when no lock is taken per
-	// run. heldBufs counts their buffers.
+	// held: runs moved straight from or to the caller's buffer, kept to
+	// move in one batch (driver.WriteRuns, ReadRuns); writes only when no
+	// lock is taken per run. heldBufs counts their buffers.
 	held     []driver.Run
 	heldBufs int
+	heldGot  int64 // bytes held reads returned from the file
 }
 
 func (b *batcher) add(p piece, flush func() error) error {
@@ -140,7 +141,7 @@ func (b *batcher) flushWrite() error {
 			return err
 		}
 		if !b.lock {
-			return b.hold(driver.Run{Off: b.start, Bufs: slices.Clone(b.memIOV())})
+			return b.hold(driver.Run{Off: b.start, Bufs: slices.Clone(b.memIOV())}, true)
 		}
 		_, err := b.f.WriteV(b.memIOV(), b.start)
 		return err
@@ -163,25 +164,33 @@ func (b *batcher) flushWrite() error {
 // written.
 const heldBufs = 4096
 
-// hold keeps a run to write with the next ones in one batch: one hand-off
-// of the processor per batch where the driver batches (a locked run is
-// written at once, under its lock). Views are monotonic, so a later
-// read-modify-write window never covers a held run.
-func (b *batcher) hold(r driver.Run) error {
+// hold keeps a run to move with the next ones in one batch: one hand-off
+// of the processor per batch where the driver batches. Written runs are
+// held only where no lock is taken per run; views are monotonic, so a
+// later read-modify-write window never covers a held run.
+func (b *batcher) hold(r driver.Run, write bool) error {
 	b.held = append(b.held, r)
 	b.heldBufs += len(r.Bufs)
 	if b.heldBufs < heldBufs {
 		return nil
 	}
-	return b.writeHeld()
+	return b.moveHeld(write)
 }
 
-// writeHeld writes the held runs.
-func (b *batcher) writeHeld() error {
+// moveHeld writes or reads the held runs; reads add the bytes that came
+// from the file to heldGot.
+func (b *batcher) moveHeld(write bool) error {
 	if len(b.held) == 0 {
 		return nil
 	}
-	_, err := driver.WriteRuns(b.f, b.held)
+	var err error
+	if write {
+		_, err = driver.WriteRuns(b.f, b.held)
+	} else {
+		var n int64
+		n, err = driver.ReadRuns(b.f, b.held)
+		b.heldGot += n
+	}
 	b.held, b.heldBufs = b.held[:0], 0
 	return err
 }
@@ -191,7 +200,22 @@ func (b *batcher) finishWrite() error {
 	if err := b.flushWrite(); err != nil {
 		return err
 	}
-	return b.writeHeld()
+	return b.moveHeld(true)
+}
+
+// finishRead reads what is held after a read walk that ended with err
+// (nil, or errShort at end of file) and adds what came from the file to
+// *got. Held runs come before anything the walk stopped at, views being
+// monotonic, so *got still counts a prefix of the data.
+func (b *batcher) finishRead(err error, got *int64) error {
+	if err != nil && !errors.Is(err, errShort) {
+		return err
+	}
+	if herr := b.moveHeld(false); herr != nil {
+		return herr
+	}
+	*got += b.heldGot
+	return err
 }
 
 // errShort stops a read walk at end of file.
@@ -206,15 +230,9 @@ func (b *batcher) flushRead(got *int64) error {
 	defer b.reset()
 	contiguous := b.data == b.end-b.start
 	if contiguous && !b.packs() {
-		n, err := b.f.ReadV(b.memIOV(), b.start)
-		*got += int64(n)
-		if err != nil && !errors.Is(err, io.EOF) {
-			return err
-		}
-		if int64(n) < b.data {
-			return errShort
-		}
-		return nil
+		// Straight into the caller's buffer: held for a batch (bytes
+		// past end of file then read as zeros).
+		return b.hold(driver.Run{Off: b.start, Bufs: slices.Clone(b.memIOV())}, false)
 	}
 	if b.lock && !contiguous {
 		if err := b.f.Lock(b.start, b.end-b.start, false); err != nil {
