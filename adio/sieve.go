@@ -259,43 +259,41 @@ func (b *batcher) flushRead(got *int64) error {
 	return nil
 }
 
-// sieveRunBudget bounds the file runs mayWriteSieve walks; past it a rank
-// says it may sieve.
+// sieveRunBudget bounds the pieces of the file mayWriteSieve walks; past
+// it a rank says it may sieve.
 const sieveRunBudget = 4096
 
 // mayWriteSieve reports whether writing a through v at off (etypes) could
 // read-modify-write a window (data sieving), which other ranks' writes
 // into that window must then be locked against. It answers false only
 // when sieving is off for writes, when the data is one run of the file,
-// or, with automatic sieving, when memory is contiguous and every run of
-// the file is at least sieveMinPiece long (such runs are moved alone).
+// or, with automatic sieving, when memory is contiguous and every piece of
+// the file is at least sieveMinPiece long (such pieces are moved alone).
 func (f *File) mayWriteSieve(v View, a Access, off int64) bool {
 	if !f.sieves(true) || a.Size() == 0 {
 		return false
 	}
-	auto := f.hints.Enum(hints.RomioDSWrite) == hints.Automatic
+	// Beyond one run, these alone mean it may.
+	may := f.hints.Enum(hints.RomioDSWrite) != hints.Automatic || !a.contiguous()
 	fs := v.stream()
 	if err := fs.SeekData(off * v.Etype.Size()); err != nil {
 		return true
 	}
-	small := false
 	runs := 0
 	end := int64(-1)
-	for left := a.Size(); left > 0; {
+	for left, pieces := a.Size(), 0; left > 0; pieces++ {
 		fo, n, ok := fs.Next(left)
-		if !ok {
+		if !ok || pieces == sieveRunBudget {
 			return true
 		}
 		if fo != end { // a new run (adjacent blocks of the view join)
-			if runs++; runs > sieveRunBudget {
-				return true
-			}
+			runs++
 		}
-		small = small || n < sieveMinPiece // a part of a run: conservative
+		may = may || n < sieveMinPiece // a part of a run: conservative
+		if may && runs > 1 {
+			return true
+		}
 		end, left = fo+n, left-n
 	}
-	if runs == 1 {
-		return false
-	}
-	return !auto || small || !a.contiguous()
+	return false
 }
