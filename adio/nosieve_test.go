@@ -152,7 +152,7 @@ func (f *recordingFile) Lock(off, n int64, exclusive bool) error { return nil }
 func (f *recordingFile) Unlock(off, n int64) error               { return nil }
 
 // Runs written straight from the caller's buffer with no lock are held
-// and written in batches of heldBufs buffers, in file order, when the
+// and written in batches of driver.HeldBufs buffers, in file order, when the
 // transfer ends; locked runs are written at once.
 func TestHeldRuns(t *testing.T) {
 	write := func(lock bool, count int) []string {
@@ -166,7 +166,7 @@ func TestHeldRuns(t *testing.T) {
 		return f.calls
 	}
 	require.Equal(t, []string{"runs 3 from 0"}, write(false, 3))
-	require.Equal(t, []string{"runs 4096 from 0", "runs 4096 from 16384", "runs 8 from 32768"}, write(false, 2*heldBufs+8))
+	require.Equal(t, []string{"runs 4096 from 0", "runs 4096 from 16384", "runs 8 from 32768"}, write(false, 2*driver.HeldBufs+8))
 	require.Equal(t, []string{"writev 0+1", "writev 4+1"}, write(true, 2))
 }
 

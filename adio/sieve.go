@@ -42,10 +42,9 @@ type batcher struct {
 
 	// held: runs moved straight from or to the caller's buffer, kept to
 	// move in one batch (driver.WriteRuns, ReadRuns); writes only when no
-	// lock is taken per run. heldBufs counts their buffers.
-	held     []driver.Run
-	heldBufs int
-	heldGot  int64 // bytes held reads returned from the file
+	// lock is taken per run.
+	held    driver.Held
+	heldGot int64 // bytes held reads returned from the file
 }
 
 func (b *batcher) add(p piece, flush func() error) error {
@@ -160,18 +159,12 @@ func (b *batcher) flushWrite() error {
 	return err
 }
 
-// heldBufs is how many buffers a batch of held runs gathers before it is
-// written.
-const heldBufs = 4096
-
 // hold keeps a run to move with the next ones in one batch: one hand-off
 // of the processor per batch where the driver batches. Written runs are
 // held only where no lock is taken per run; views are monotonic, so a
 // later read-modify-write window never covers a held run.
 func (b *batcher) hold(r driver.Run, write bool) error {
-	b.held = append(b.held, r)
-	b.heldBufs += len(r.Bufs)
-	if b.heldBufs < heldBufs {
+	if !b.held.Add(r) {
 		return nil
 	}
 	return b.moveHeld(write)
@@ -180,18 +173,10 @@ func (b *batcher) hold(r driver.Run, write bool) error {
 // moveHeld writes or reads the held runs; reads add the bytes that came
 // from the file to heldGot.
 func (b *batcher) moveHeld(write bool) error {
-	if len(b.held) == 0 {
-		return nil
-	}
-	var err error
-	if write {
-		_, err = driver.WriteRuns(b.f, b.held)
-	} else {
-		var n int64
-		n, err = driver.ReadRuns(b.f, b.held)
+	n, err := b.held.Move(b.f, write)
+	if !write {
 		b.heldGot += n
 	}
-	b.held, b.heldBufs = b.held[:0], 0
 	return err
 }
 

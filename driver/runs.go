@@ -88,3 +88,48 @@ func WriteRuns(f File, runs []Run) (int64, error) {
 	}
 	return total, nil
 }
+
+// HeldBufs is how many buffers a Held gathers before Add reports it full.
+const HeldBufs = 4096
+
+// Held gathers runs whose buffers stay valid until they are moved, so that
+// they reach the file in batches (one RunWriter or RunReader call each)
+// instead of one call per run. The zero value is ready.
+type Held struct {
+	Limit int // buffers before Add reports the batch full; 0 means HeldBufs
+	runs  []Run
+	bufs  int
+}
+
+// Add keeps the runs and reports whether the batch is full.
+func (h *Held) Add(runs ...Run) bool {
+	h.runs = append(h.runs, runs...)
+	for _, r := range runs {
+		h.bufs += len(r.Bufs)
+	}
+	limit := h.Limit
+	if limit <= 0 {
+		limit = HeldBufs
+	}
+	return h.bufs >= limit
+}
+
+// Empty reports whether nothing is held.
+func (h *Held) Empty() bool { return len(h.runs) == 0 }
+
+// Move writes (or reads) the held runs with WriteRuns (ReadRuns), empties
+// the batch and returns their count and error.
+func (h *Held) Move(f File, write bool) (int64, error) {
+	if h.Empty() {
+		return 0, nil
+	}
+	var n int64
+	var err error
+	if write {
+		n, err = WriteRuns(f, h.runs)
+	} else {
+		n, err = ReadRuns(f, h.runs)
+	}
+	h.runs, h.bufs = h.runs[:0], 0
+	return n, err
+}

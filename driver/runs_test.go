@@ -80,3 +80,26 @@ func TestReadRunsFallsBackToReadV(t *testing.T) {
 		{Off: 20, Bufs: [][]byte{{0}}},
 	}, runs, "zeros past end of file")
 }
+
+func TestHeld(t *testing.T) {
+	var h driver.Held
+	assert.True(t, h.Empty())
+	assert.False(t, h.Add(driver.Run{Off: 0, Bufs: make([][]byte, driver.HeldBufs-1)}))
+	assert.True(t, h.Add(driver.Run{Off: 10, Bufs: [][]byte{{1}}}), "full at HeldBufs buffers")
+	f := &vectorOnly{failAt: -1}
+	n, err := h.Move(f, true)
+	assert.NoError(t, err)
+	assert.Equal(t, int64(1), n)
+	assert.Equal(t, []int64{0, 10}, f.calls, "every run, in order")
+	assert.True(t, h.Empty(), "a move empties the batch")
+	n, err = h.Move(f, true)
+	assert.NoError(t, err)
+	assert.Zero(t, n)
+
+	small := driver.Held{Limit: 2}
+	assert.False(t, small.Add(driver.Run{Bufs: [][]byte{{1}}}))
+	assert.True(t, small.Add(driver.Run{Off: 1, Bufs: [][]byte{{1}}}))
+	n, err = small.Move(eofAt{size: 1}, false)
+	assert.NoError(t, err)
+	assert.Equal(t, int64(1), n, "reads count the bytes from the file")
+}

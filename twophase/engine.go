@@ -48,8 +48,7 @@ type engine struct {
 	ioErr error // first file error on this rank; rounds continue so peers never hang
 	// held: own-mode runs whose data stays in the caller's buffer, kept
 	// to move with later rounds' in one batch (held.go).
-	held     []driver.Run
-	heldBufs int
+	held driver.Held
 }
 
 // roundState is what one round needs from its request exchange until its
@@ -122,7 +121,7 @@ func newEngine(j *Job) (*engine, error) {
 	if err := j.check(n); err != nil {
 		return nil, err
 	}
-	e := &engine{j: j, rank: j.Comm.Rank(), size: n, stats: j.Stats}
+	e := &engine{j: j, rank: j.Comm.Rank(), size: n, stats: j.Stats, held: driver.Held{Limit: heldBufs}}
 	if e.stats == nil {
 		e.stats = &metrics.Call{}
 	}

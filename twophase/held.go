@@ -19,11 +19,7 @@ var heldBufs = 4096
 // them moved 5-11% more than Go's pwritev per run, C loops of 32 runs
 // 2-5% more (scripts/syscallcost.sh).
 func (e *engine) hold(runs []driver.Run, write bool) error {
-	e.held = append(e.held, runs...)
-	for _, r := range runs {
-		e.heldBufs += len(r.Bufs)
-	}
-	if e.heldBufs < heldBufs {
+	if !e.held.Add(runs...) {
 		return nil
 	}
 	return e.flushHeld(write).err
@@ -31,16 +27,11 @@ func (e *engine) hold(runs []driver.Run, write bool) error {
 
 // flushHeld writes (or reads) the held runs.
 func (e *engine) flushHeld(write bool) (r ioResult) {
-	if len(e.held) == 0 {
+	if e.held.Empty() {
 		return r
 	}
 	start := time.Now()
-	if write {
-		_, r.err = driver.WriteRuns(e.j.File, e.held)
-	} else {
-		_, r.err = driver.ReadRuns(e.j.File, e.held)
-	}
+	_, r.err = e.held.Move(e.j.File, write)
 	r.io = time.Since(start)
-	e.held, e.heldBufs = e.held[:0], 0
 	return r
 }
