@@ -10,45 +10,81 @@
 #   NP=2 N=4 scripts/pair.sh
 #   HINTS="-hint romio_cb_write=disable" HOST="--mca io romio321" scripts/pair.sh
 #   BASE=/tmp/collperf-before scripts/pair.sh        # also another collperf build (a change's effect)
+#   BASE_HINTS="-hint collio_strategy=twophase -hint collio_overlap=disable" scripts/pair.sh
+#   INTERLEAVE=1 BASE=/tmp/collperf-before scripts/pair.sh
 #
 # Settings: NP=4 ranks, N=6 pairs of launches, SIZE=512 (N^3 int32), REPS=4
 # per launch, DIR=/dev/shm/collio-pair, HINTS (collperf flags for collio;
 # default -hint collio_strategy=twophase), HOST (mpirun flags of the host
 # variant; default --mca io ompio --mca fcoll individual), BASE (another
-# collperf binary run with the same flags in each round, reported as "base").
+# collperf binary run with the same flags in each round, reported as "base"),
+# BASE_HINTS (the base run's collio flags instead of HINTS; without BASE the
+# base run is this build's collperf: one build, two hint sets).
+#
+# INTERLEAVE=1 runs collio and the host variant in one launch, repetition
+# by repetition (collperf -interleave), and also reports the median over
+# launches of each launch's own ratio: launches differ by more (memory
+# state) than repetitions in one launch do. HINTS then reach the host
+# MPI-IO too (use collio_ hints only), and BASE must know -interleave.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 NP=${NP:-4} N=${N:-6} SIZE=${SIZE:-512} REPS=${REPS:-4} DIR=${DIR:-/dev/shm/collio-pair}
 HINTS=${HINTS:-"-hint collio_strategy=twophase"}
 HOST=${HOST:-"--mca io ompio --mca fcoll individual"}
+INTERLEAVE=${INTERLEAVE:-0}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 [ -x "$root/bin/collperf" ] || (cd "$root" && go build -o bin/ ./cmd/collperf)
+BASE_HINTS=${BASE_HINTS:-$HINTS}
+if [ -z "${BASE:-}" ] && [ "$BASE_HINTS" != "$HINTS" ]; then
+	BASE=$root/bin/collperf
+fi
 mkdir -p "$DIR"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp" "$DIR"' EXIT
+common=(-q -dir "$DIR" -size "$SIZE" -i "$REPS")
 for k in $(seq "$N"); do
-	# shellcheck disable=SC2086
-	mpirun -np "$NP" "$root/bin/collperf" -q -dir "$DIR" -size "$SIZE" -i "$REPS" -impl collio $HINTS \
-		-json "$tmp/collio-$k.json" >/dev/null
-	if [ -n "${BASE:-}" ]; then
+	if [ "$INTERLEAVE" = 1 ]; then
 		# shellcheck disable=SC2086
-		mpirun -np "$NP" "$BASE" -q -dir "$DIR" -size "$SIZE" -i "$REPS" -impl collio $HINTS \
-			-json "$tmp/base-$k.json" >/dev/null
+		mpirun -np "$NP" $HOST "$root/bin/collperf" "${common[@]}" -impl collio,mpiio -interleave $HINTS \
+			-json "$tmp/collio-$k.json" >/dev/null
+		if [ -n "${BASE:-}" ]; then
+			# shellcheck disable=SC2086
+			mpirun -np "$NP" $HOST "$BASE" "${common[@]}" -impl collio,mpiio -interleave $BASE_HINTS \
+				-json "$tmp/base-$k.json" >/dev/null
+		fi
+	else
+		# shellcheck disable=SC2086
+		mpirun -np "$NP" "$root/bin/collperf" "${common[@]}" -impl collio $HINTS \
+			-json "$tmp/collio-$k.json" >/dev/null
+		if [ -n "${BASE:-}" ]; then
+			# shellcheck disable=SC2086
+			mpirun -np "$NP" "$BASE" "${common[@]}" -impl collio $BASE_HINTS \
+				-json "$tmp/base-$k.json" >/dev/null
+		fi
+		# shellcheck disable=SC2086
+		mpirun -np "$NP" $HOST "$root/bin/collperf" "${common[@]}" -impl mpiio \
+			-json "$tmp/host-$k.json" >/dev/null
 	fi
-	# shellcheck disable=SC2086
-	mpirun -np "$NP" $HOST "$root/bin/collperf" -q -dir "$DIR" -size "$SIZE" -i "$REPS" -impl mpiio \
-		-json "$tmp/host-$k.json" >/dev/null
 	echo "pair: $k/$N done" >&2
 done
 python3 - "$tmp" <<'PY'
 import glob, json, statistics, sys
-vals = {}
-for f in glob.glob(sys.argv[1] + "/*.json"):
+vals, ratios = {}, {}
+for f in sorted(glob.glob(sys.argv[1] + "/*.json")):
     side = f.rsplit("/", 1)[1].split("-")[0]
+    launch = {}
     for r in json.load(open(f))["results"]:
         if r["op"] == "read" or r["iter"] > 1:
-            vals.setdefault((r["op"], side, "xfer"), []).append(r["xfer_mib_s"])
-            vals.setdefault((r["op"], side, "span"), []).append(r.get("span_mib_s", 0))
+            # In an interleaved launch the host's results come with the
+            # collio side's file: they are the host's.
+            who = "host" if r["kind"] == "mpiio" else side
+            for how, key in (("xfer", "xfer_mib_s"), ("span", "span_mib_s")):
+                vals.setdefault((r["op"], who, how), []).append(r.get(key, 0))
+                launch.setdefault((r["op"], who, how), []).append(r.get(key, 0))
+    for (op, who, how), v in launch.items():
+        h = launch.get((op, "host", how))
+        if who != "host" and h and statistics.median(h) > 0:
+            ratios.setdefault((op, who, how), []).append(statistics.median(v) / statistics.median(h))
 for op in ("write", "read"):
     for how, name in (("xfer", "coll_perf timing"), ("span", "IOR timing (span)")):
         c, h = statistics.median(vals[(op, "collio", how)]), statistics.median(vals[(op, "host", how)])
@@ -58,4 +94,9 @@ for op in ("write", "read"):
         if (op, "base", how) in vals:
             b = statistics.median(vals[(op, "base", how)])
             print(f"{op}, {name}: base median {b:.0f} MiB/s, ratio {b / h:.3f}")
+        for who in ("collio", "base"):
+            if (op, who, how) in ratios:
+                rs = ratios[(op, who, how)]
+                print(f"{op}, {name}: {who}, median of {len(rs)} launches' own ratios {statistics.median(rs):.3f}"
+                      f" (range {min(rs):.3f}-{max(rs):.3f})")
 PY

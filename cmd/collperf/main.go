@@ -59,6 +59,36 @@ type config struct {
 	phases   int
 	computes []time.Duration
 	busy     bool
+	// -interleave: repetition by repetition over the implementations.
+	interleave bool
+}
+
+// implRun is one implementation's part of a launch: its workload, file
+// and what is reported about it.
+type implRun struct {
+	kind, path string
+	info       benchutil.ImplInfo
+	w          workload
+	reset      bool // peak RSS could be reset before its first repetition
+	failed     bool
+}
+
+func newImplRun(cfg config, world comm.Comm, kind string) *implRun {
+	r := &implRun{kind: kind, path: filepath.Join(cfg.dir, "collperf."+kind),
+		info: benchutil.ImplInfo{Impl: kind, Kind: kind, Workload: "collperf"}}
+	switch kind {
+	case "collio":
+		if cfg.driver != "" {
+			r.path = cfg.driver + ":" + r.path
+		}
+		r.info.Impl = cfg.name
+		r.w = &collioWorkload{comm: world, hints: cfg.hints}
+	case "mpiio":
+		r.w = &hostWorkload{comm: mpi.World(), hints: cfg.hints}
+		r.info.Impl = benchutil.HostLabel(os.Getenv)
+		r.info.MCA = benchutil.HostMCA(os.Getenv)
+	}
+	return r
 }
 
 func main() {
@@ -99,6 +129,7 @@ func parseFlags(args []string) (config, error) {
 	fs.IntVar(&c.phases, "phases", 0, "write phases with compute in between (E10 workflow: perceived bandwidth and its model); 0 = write then read, -i times")
 	compute := fs.String("compute", "0", "compute time after each write phase but the last (with -phases), e.g. 500ms; a comma-separated list runs the phases once per value")
 	fs.BoolVar(&c.busy, "compute-busy", false, "compute by spinning on the rank's thread instead of sleeping")
+	fs.BoolVar(&c.interleave, "interleave", false, "with several implementations, alternate them repetition by repetition (rep 1 of each, then rep 2, ...) so that they meet the same machine state; peak RSS is then the whole launch's")
 	fs.StringVar(&c.driver, "driver", "", "collio driver for the test file (e.g. sim for the emulated striped file system); default: detected. Only with -impl collio")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -260,74 +291,101 @@ func run(cfg config) int {
 	if cfg.phases > 0 {
 		steps = int64((cfg.phases + 1) * len(cfg.impls) * len(cfg.computes))
 	}
-	for _, kind := range cfg.impls {
-		path := filepath.Join(cfg.dir, "collperf."+kind)
-		info := benchutil.ImplInfo{Impl: kind, Kind: kind, Workload: "collperf"}
-		var w workload
-		switch kind {
-		case "collio":
-			if cfg.driver != "" {
-				path = cfg.driver + ":" + path
-			}
-			info.Impl = cfg.name
-			w = &collioWorkload{comm: world, hints: cfg.hints}
-		case "mpiio":
-			w = &hostWorkload{comm: mpi.World(), hints: cfg.hints}
-			info.Impl = benchutil.HostLabel(os.Getenv)
-			info.MCA = benchutil.HostMCA(os.Getenv)
-		}
-		reset := benchutil.ResetPeakRSS()
-		for it := 1; it <= cfg.iters; it++ {
-			o := op{impl: info.Impl, kind: kind, iter: it, noSync: cfg.noSync, progress: func(phase string) {
-				prog.Update(fmt.Sprintf("%s %s rep %d/%d", info.Impl, phase, it, cfg.iters), done, steps)
-				done++
-			}}
-			var rs []benchutil.Result
-			if cfg.phases > 0 {
-				for _, cd := range cfg.computes {
-					var prs []benchutil.Result
-					var pr *phaseRun
-					pr, prs, err = runPhases(world, cfg, cd, w, o, path, blk, total, buf)
-					rs = append(rs, prs...)
-					if pr != nil {
-						rep.Phases = append(rep.Phases, pr)
-					}
-					if err != nil {
-						break
-					}
-				}
-				it = cfg.iters // the phases are the repetitions
-			} else {
-				rs, err = measure(world, w, o, path, cfg.size, blk, total, buf)
-			}
-			for _, r := range rs {
-				if r.Info != nil && info.EffectiveHints == nil {
-					info.EffectiveHints = r.Info
-				}
-			}
-			rep.Results = append(rep.Results, rs...)
-			if err != nil {
-				msg := fmt.Sprintf("%s: %v", info.Impl, err)
-				if rank == 0 {
-					fmt.Fprintln(os.Stderr, "collperf:", msg)
-				}
-				rep.Errors = append(rep.Errors, msg)
-				failed = true
-				break
-			}
-		}
-		// Peak RSS: max and min over ranks; the reset flag is true only
-		// if every rank could reset.
-		if info.PeakRSSMax, info.PeakRSSMin, info.RSSReset, err = benchutil.PeakRSSOver(world, reset); err != nil {
+	runs := make([]*implRun, len(cfg.impls))
+	for i, kind := range cfg.impls {
+		runs[i] = newImplRun(cfg, world, kind)
+	}
+	// finish reports an implementation's peak RSS (max and min over ranks;
+	// the reset flag is true only if every rank could reset) and removes
+	// its file.
+	finish := func(r *implRun) bool {
+		var err error
+		if r.info.PeakRSSMax, r.info.PeakRSSMin, r.info.RSSReset, err = benchutil.PeakRSSOver(world, r.reset); err != nil {
 			fmt.Fprintln(os.Stderr, "collperf:", err)
-			return 1
+			return false
 		}
-		rep.Impls = append(rep.Impls, info)
+		rep.Impls = append(rep.Impls, r.info)
 		if !cfg.keep && rank == 0 {
-			if kind == "collio" {
-				collio.Delete(path) // with its driver prefix (sim keeps side files)
+			if r.kind == "collio" {
+				collio.Delete(r.path) // with its driver prefix (sim keeps side files)
 			} else {
-				os.Remove(path)
+				os.Remove(r.path)
+			}
+		}
+		return true
+	}
+	// runRep runs repetition it of r and records its results and error.
+	runRep := func(r *implRun, it int) {
+		if r.failed {
+			return
+		}
+		o := op{impl: r.info.Impl, kind: r.kind, iter: it, noSync: cfg.noSync, progress: func(phase string) {
+			prog.Update(fmt.Sprintf("%s %s rep %d/%d", r.info.Impl, phase, it, cfg.iters), done, steps)
+			done++
+		}}
+		var rs []benchutil.Result
+		var err error
+		if cfg.phases > 0 {
+			for _, cd := range cfg.computes {
+				var prs []benchutil.Result
+				var pr *phaseRun
+				pr, prs, err = runPhases(world, cfg, cd, r.w, o, r.path, blk, total, buf)
+				rs = append(rs, prs...)
+				if pr != nil {
+					rep.Phases = append(rep.Phases, pr)
+				}
+				if err != nil {
+					break
+				}
+			}
+		} else {
+			rs, err = measure(world, r.w, o, r.path, cfg.size, blk, total, buf)
+		}
+		for _, res := range rs {
+			if res.Info != nil && r.info.EffectiveHints == nil {
+				r.info.EffectiveHints = res.Info
+			}
+		}
+		rep.Results = append(rep.Results, rs...)
+		if err != nil {
+			msg := fmt.Sprintf("%s: %v", r.info.Impl, err)
+			if rank == 0 {
+				fmt.Fprintln(os.Stderr, "collperf:", msg)
+			}
+			rep.Errors = append(rep.Errors, msg)
+			failed = true
+			r.failed = true
+		}
+	}
+	iters := cfg.iters
+	if cfg.phases > 0 {
+		iters = 1 // the phases are the repetitions
+	}
+	if cfg.interleave {
+		// Repetition by repetition, so that every implementation meets
+		// the same machine state; peak RSS is then the launch's.
+		reset := benchutil.ResetPeakRSS()
+		for _, r := range runs {
+			r.reset = reset
+		}
+		for it := 1; it <= iters; it++ {
+			for _, r := range runs {
+				runRep(r, it)
+			}
+		}
+		for _, r := range runs {
+			if !finish(r) {
+				return 1
+			}
+		}
+	} else {
+		for _, r := range runs {
+			r.reset = benchutil.ResetPeakRSS()
+			for it := 1; it <= iters; it++ {
+				runRep(r, it)
+			}
+			if !finish(r) {
+				return 1
 			}
 		}
 	}
