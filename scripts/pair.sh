@@ -2,9 +2,11 @@
 # Alternates collperf launches of collio and of one host MPI-IO variant, so
 # that machine noise falls on both alike, and prints the medians and their
 # ratio: writes after the first of each launch (they overwrite allocated
-# pages) and all reads. Each is timed two ways: as coll_perf does (every
-# rank from its own start after the barrier; the slowest rank's time) and
-# as IOR does ("span": the first rank's start to the last rank's end).
+# pages) and all reads. Each is timed three ways: as coll_perf does (every
+# rank from its own start of the transfer after a barrier; the slowest
+# rank's time), the transfer's span (the first rank's start to the last
+# rank's end) and as IOR does (the first rank's open to the last rank's
+# close, with MPI_File_sync after writes).
 #
 #   scripts/pair.sh                                  # two-phase against OMPIO individual, np 4
 #   NP=2 N=4 scripts/pair.sh
@@ -78,7 +80,7 @@ for f in sorted(glob.glob(sys.argv[1] + "/*.json")):
             # In an interleaved launch the host's results come with the
             # collio side's file: they are the host's.
             who = "host" if r["kind"] == "mpiio" else side
-            for how, key in (("xfer", "xfer_mib_s"), ("span", "span_mib_s")):
+            for how, key in (("xfer", "xfer_mib_s"), ("span", "span_mib_s"), ("wall", "wall_mib_s")):
                 vals.setdefault((r["op"], who, how), []).append(r.get(key, 0))
                 launch.setdefault((r["op"], who, how), []).append(r.get(key, 0))
     for (op, who, how), v in launch.items():
@@ -86,7 +88,7 @@ for f in sorted(glob.glob(sys.argv[1] + "/*.json")):
         if who != "host" and h and statistics.median(h) > 0:
             ratios.setdefault((op, who, how), []).append(statistics.median(v) / statistics.median(h))
 for op in ("write", "read"):
-    for how, name in (("xfer", "coll_perf timing"), ("span", "IOR timing (span)")):
+    for how, name in (("xfer", "coll_perf timing"), ("span", "transfer span"), ("wall", "IOR timing (open to close)")):
         c, h = statistics.median(vals[(op, "collio", how)]), statistics.median(vals[(op, "host", how)])
         n, m = len(vals[(op, "collio", how)]), len(vals[(op, "host", how)])
         if h > 0:

@@ -56,8 +56,15 @@ type Result struct {
 	// rank from its own start, so a call that synchronizes pays for ranks
 	// that left the barrier before it was late, and one that does not
 	// does not; Span charges every implementation alike.
-	Span     float64    `json:"span_seconds"`
-	SpanMiBs float64    `json:"span_mib_s"`
+	Span     float64 `json:"span_seconds"`
+	SpanMiBs float64 `json:"span_mib_s"`
+	// Wall is IOR's bandwidth timing: from the first rank's start of its
+	// open to the last rank's end of its close (with the sync, if any,
+	// in between), by the wall clock. A host implementation that does not
+	// synchronize in the transfer meets its ranks' imbalance in sync or
+	// close instead, and this is where both are charged alike.
+	Wall     float64    `json:"wall_seconds"`
+	WallMiBs float64    `json:"wall_mib_s"`
 	TotalMiB float64    `json:"total_mib_s"` // bytes / open-to-close
 	Bad      int64      `json:"bad_values"`  // values that differ from what was written
 	Verify   string     `json:"verify,omitempty"`
@@ -137,8 +144,9 @@ type Sample struct {
 
 	m0 runtime.MemStats
 	// The wall clock (Unix ns) at the start of the first transfer call
-	// and at the end of the last (0: none yet).
+	// and at the end of the last (0: none yet); and of any phase.
 	xferFirst, xferLast int64
+	wallFirst, wallLast int64
 }
 
 // Time runs f and adds its duration to phase p.
@@ -147,6 +155,10 @@ func (s *Sample) Time(p int, f func() error) error {
 	err := f()
 	end := time.Now()
 	s.Phase[p] += end.Sub(start)
+	if s.wallFirst == 0 {
+		s.wallFirst = start.UnixNano()
+	}
+	s.wallLast = end.UnixNano()
 	if p == PhaseXfer {
 		if s.xferFirst == 0 {
 			s.xferFirst = start.UnixNano()
@@ -197,7 +209,8 @@ func Reduce(c comm.Comm, s *Sample, r *Result) error {
 	maxv = append(maxv, s.Alloc, aggAlloc, otherAlloc,
 		int64(st.Plan), int64(st.ReqExchange), int64(st.Shuffle), int64(st.IO), int64(st.RMW), int64(st.IOWait), int64(st.Total),
 		int64(st.Rounds), int64(st.Aggregators), int64(st.CacheDrain), int64(st.Agree),
-		-s.xferFirst, s.xferLast) // the earliest start, as the largest negative
+		-s.xferFirst, s.xferLast, // the earliest start, as the largest negative
+		-s.wallFirst, s.wallLast)
 	if err := c.AllreduceInt64(maxv, maxv, comm.OpMax); err != nil {
 		return err
 	}
@@ -221,6 +234,10 @@ func Reduce(c comm.Comm, s *Sample, r *Result) error {
 	if first, last := -m[14], m[15]; first > 0 && last > first {
 		r.Span = float64(last-first) / 1e9
 		r.SpanMiBs = MiBs(r.Bytes, r.Span)
+	}
+	if first, last := -m[16], m[17]; first > 0 && last > first {
+		r.Wall = float64(last-first) / 1e9
+		r.WallMiBs = MiBs(r.Bytes, r.Wall)
 	}
 	if r.Kind == "collio" {
 		sec := func(ns int64) float64 { return float64(ns) / 1e9 }

@@ -140,6 +140,8 @@ func TestReduceSpan(t *testing.T) {
 		// Rank r starts at base+r ms and ends at base+10-r ms, in two calls.
 		s.xferFirst, s.xferLast = base+int64(r)*1e6, base+int64(10-r)*1e6
 		s.Phase[PhaseXfer] = time.Duration(10-2*r) * time.Millisecond
+		// Open to close: rank r from base-r ms to base+12+r ms.
+		s.wallFirst, s.wallLast = base-int64(r)*1e6, base+int64(12+r)*1e6
 		res := Result{Kind: "mpiio", Op: "write", Bytes: 10 << 20}
 		if err := Reduce(c, &s, &res); err != nil {
 			return err
@@ -151,16 +153,24 @@ func TestReduceSpan(t *testing.T) {
 	require.InDelta(t, 0.010, out[0].Span, 1e-12, "rank 0's start to rank 0's end")
 	require.InDelta(t, 1000.0, out[0].SpanMiBs, 1e-6)
 	require.InDelta(t, 0.010, out[2].Seconds["xfer"], 1e-12)
+	require.InDelta(t, 0.016, out[1].Wall, 1e-12, "rank 2's open start to rank 2's close end")
+	require.InDelta(t, 625.0, out[1].WallMiBs, 1e-6)
 
-	// Time records the wall clock of the transfer phase only.
+	// Time records the wall clock of the transfer phase, and of the
+	// first and last phase of any kind.
 	var s Sample
 	require.NoError(t, s.Time(PhaseOpen, func() error { return nil }))
 	require.Zero(t, s.xferFirst)
+	open := s.wallFirst
+	require.NotZero(t, open)
 	require.NoError(t, s.Time(PhaseXfer, func() error { time.Sleep(time.Millisecond); return nil }))
 	first := s.xferFirst
 	require.NoError(t, s.Time(PhaseXfer, func() error { return nil }))
 	require.Equal(t, first, s.xferFirst, "the first call's start stays")
 	require.GreaterOrEqual(t, s.xferLast-first, int64(time.Millisecond))
+	require.NoError(t, s.Time(PhaseClose, func() error { return nil }))
+	require.Equal(t, open, s.wallFirst, "the open's start stays")
+	require.GreaterOrEqual(t, s.wallLast, s.xferLast, "the close ends last")
 
 	// A rank with no transfer call: no span.
 	err = comm.RunWorld(2, 1, func(c comm.Comm) error {
