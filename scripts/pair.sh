@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Alternates collperf launches of collio and of one host MPI-IO variant, so
-# that machine noise falls on both alike, and prints the medians and their
+# Alternates collperf launches of collio and of one host MPI-IO variant
+# (taking turns going first), so that machine noise falls on both alike, and prints the medians and their
 # ratio: writes after the first of each launch (they overwrite allocated
 # pages) and all reads. Each is timed three ways: as coll_perf does (every
 # rank from its own start of the transfer after a barrier; the slowest
@@ -55,17 +55,24 @@ for k in $(seq "$N"); do
 				-json "$tmp/base-$k.json" >/dev/null
 		fi
 	else
-		# shellcheck disable=SC2086
-		mpirun -np "$NP" "$root/bin/collperf" "${common[@]}" -impl collio $HINTS \
-			-json "$tmp/collio-$k.json" >/dev/null
-		if [ -n "${BASE:-}" ]; then
-			# shellcheck disable=SC2086
-			mpirun -np "$NP" "$BASE" "${common[@]}" -impl collio $BASE_HINTS \
-				-json "$tmp/base-$k.json" >/dev/null
-		fi
-		# shellcheck disable=SC2086
-		mpirun -np "$NP" $HOST "$root/bin/collperf" "${common[@]}" -impl mpiio \
-			-json "$tmp/host-$k.json" >/dev/null
+		# The launches of a round take turns going first, so that neither
+		# side always follows the other (memory and page-cache state).
+		sides=(collio host)
+		[ -n "${BASE:-}" ] && sides=(collio base host)
+		for ((j = 0; j < ${#sides[@]}; j++)); do
+			side=${sides[$(((j + k) % ${#sides[@]}))]}
+			case $side in
+			collio) # shellcheck disable=SC2086
+				mpirun -np "$NP" "$root/bin/collperf" "${common[@]}" -impl collio $HINTS \
+					-json "$tmp/collio-$k.json" >/dev/null ;;
+			base) # shellcheck disable=SC2086
+				mpirun -np "$NP" "$BASE" "${common[@]}" -impl collio $BASE_HINTS \
+					-json "$tmp/base-$k.json" >/dev/null ;;
+			host) # shellcheck disable=SC2086
+				mpirun -np "$NP" $HOST "$root/bin/collperf" "${common[@]}" -impl mpiio \
+					-json "$tmp/host-$k.json" >/dev/null ;;
+			esac
+		done
 	fi
 	echo "pair: $k/$N done" >&2
 done

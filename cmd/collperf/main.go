@@ -61,6 +61,8 @@ type config struct {
 	busy     bool
 	// -interleave: repetition by repetition over the implementations.
 	interleave bool
+	// -indep: independent write_at/read_at instead of the collective calls.
+	indep bool
 }
 
 // implRun is one implementation's part of a launch: its workload, file
@@ -82,9 +84,9 @@ func newImplRun(cfg config, world comm.Comm, kind string) *implRun {
 			r.path = cfg.driver + ":" + r.path
 		}
 		r.info.Impl = cfg.name
-		r.w = &collioWorkload{comm: world, hints: cfg.hints}
+		r.w = &collioWorkload{comm: world, hints: cfg.hints, indep: cfg.indep}
 	case "mpiio":
-		r.w = &hostWorkload{comm: mpi.World(), hints: cfg.hints}
+		r.w = &hostWorkload{comm: mpi.World(), hints: cfg.hints, indep: cfg.indep}
 		r.info.Impl = benchutil.HostLabel(os.Getenv)
 		r.info.MCA = benchutil.HostMCA(os.Getenv)
 	}
@@ -129,6 +131,7 @@ func parseFlags(args []string) (config, error) {
 	fs.IntVar(&c.phases, "phases", 0, "write phases with compute in between (E10 workflow: perceived bandwidth and its model); 0 = write then read, -i times")
 	compute := fs.String("compute", "0", "compute time after each write phase but the last (with -phases), e.g. 500ms; a comma-separated list runs the phases once per value")
 	fs.BoolVar(&c.busy, "compute-busy", false, "compute by spinning on the rank's thread instead of sleeping")
+	fs.BoolVar(&c.indep, "indep", false, "independent calls (write_at, read_at) instead of write_at_all and read_at_all: each rank alone, no collective I/O")
 	fs.BoolVar(&c.interleave, "interleave", false, "with several implementations, alternate them repetition by repetition (rep 1 of each, then rep 2, ...) so that they meet the same machine state; peak RSS is then the whole launch's")
 	fs.StringVar(&c.driver, "driver", "", "collio driver for the test file (e.g. sim for the emulated striped file system); default: detected. Only with -impl collio")
 	if err := fs.Parse(args); err != nil {

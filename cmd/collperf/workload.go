@@ -107,6 +107,7 @@ func measureOne(c comm.Comm, w workload, o op, path string, g [3]int, b block, t
 type collioWorkload struct {
 	comm  comm.Comm
 	hints collio.Hints
+	indep bool // independent calls instead of collective ones
 	f     *collio.File
 }
 
@@ -129,11 +130,17 @@ func (w *collioWorkload) setView(g [3]int, b block) error {
 }
 
 func (w *collioWorkload) transfer(buf []byte, write bool) error {
-	if write {
-		_, err := w.f.WriteAtAll(buf, 0)
-		return err
+	var err error
+	switch {
+	case write && w.indep:
+		_, err = w.f.WriteAt(buf, 0)
+	case write:
+		_, err = w.f.WriteAtAll(buf, 0)
+	case w.indep:
+		_, err = w.f.ReadAt(buf, 0)
+	default:
+		_, err = w.f.ReadAtAll(buf, 0)
 	}
-	_, err := w.f.ReadAtAll(buf, 0)
 	return err
 }
 
@@ -145,6 +152,7 @@ func (w *collioWorkload) close() error            { return w.f.Close() }
 type hostWorkload struct {
 	comm  mpi.Comm
 	hints collio.Hints
+	indep bool // independent calls instead of collective ones
 	f     *mpi.HostFile
 	sub   mpi.Datatype
 }
@@ -170,9 +178,14 @@ func (w *hostWorkload) setView(g [3]int, b block) error {
 
 func (w *hostWorkload) transfer(buf []byte, write bool) error {
 	var err error
-	if write {
+	switch {
+	case write && w.indep:
+		_, err = w.f.WriteAt(0, buf, len(buf), mpi.Byte())
+	case write:
 		_, err = w.f.WriteAtAll(0, buf, len(buf), mpi.Byte())
-	} else {
+	case w.indep:
+		_, err = w.f.ReadAt(0, buf, len(buf), mpi.Byte())
+	default:
 		_, err = w.f.ReadAtAll(0, buf, len(buf), mpi.Byte())
 	}
 	return err
