@@ -45,14 +45,13 @@ const batchIOVs = 4096
 
 // WriteRuns writes the runs in batches of one C call each, so that the Go
 // scheduler hands the processor off once per batch instead of once per
-// pwritev (driver.RunWriter). Files in memory already use raw calls,
-// which hand nothing off: they go run by run. A run the batch writes
-// short (a signal, a file size limit, a full disk) is finished by WriteV,
-// which retries or reports the error as usual.
+// pwritev (driver.RunWriter). Files in memory too: their raw calls hand
+// nothing off, but a batch still measured 6-11% more write bandwidth
+// (collperf 512^3, 4 ranks on 2 cores, tmpfs, two runs of 12 rounds).
+// A run the batch writes short (a signal, a file size limit, a full
+// disk) is finished by WriteV, which retries or reports the error as
+// usual.
 func (f *file) WriteRuns(runs []driver.Run) (int64, error) {
-	if f.memory {
-		return driver.WriteRuns(onlyFile{f}, runs)
-	}
 	return f.moveRuns(runs, true, func(p driver.Run) (int64, error) {
 		n, err := f.WriteV(p.Bufs, p.Off)
 		return int64(n), err
@@ -62,9 +61,6 @@ func (f *file) WriteRuns(runs []driver.Run) (int64, error) {
 // ReadRuns fills the runs in batches as WriteRuns writes them
 // (driver.RunReader); bytes past end of file read as zeros.
 func (f *file) ReadRuns(runs []driver.Run) (int64, error) {
-	if f.memory {
-		return driver.ReadRuns(onlyFile{f}, runs)
-	}
 	return f.moveRuns(runs, false, func(p driver.Run) (int64, error) {
 		return driver.ReadRuns(onlyFile{f}, []driver.Run{p})
 	})
