@@ -43,9 +43,12 @@
 #   PATTERN_ARGS="-flash-blocks 16 -btio-size 64 -btio-steps 4 -e3sm-ncol 16384 -s3d-size 64"
 #                     pattern sizes (QUICK=1: -flash-blocks 4 -btio-size 32 -btio-steps 2 -e3sm-ncol 4096
 #                     -s3d-size 32); see patterns -h for the others
+#   WARMUP=1          one untimed collperf launch on each storage directory before its variants (0: none)
 #   INTERLEAVE=1      run REPS rounds of one-repetition launches instead, so that collio and the host
 #                     variants alternate in every round (spreads machine noise; costs a launch, about
-#                     0.5 s, per repetition). Default 0: the repetitions of a variant run back to back.
+#                     0.5 s, per repetition; every write is then its launch's first, which allocates the
+#                     file's pages: no use for writes to a disk's page cache). Default 0: the repetitions
+#                     of a variant run back to back.
 #   VARIANTS="collio collio+twophase collio+dynamic collio+static collio+indep collio+tam collio+allaggs
 #             ompio/vulcan ompio/dynamic ompio/dynamic_gen2 ompio/two_phase ompio/individual romio321"
 #                     what to run: collio, collio+<preset>, ompio/<fcoll>, romio321 (any romio*), or default
@@ -97,6 +100,7 @@ fi
 WORKLOADS=${WORKLOADS:-"collperf ior-small ior-large flash btio e3sm s3d"}
 NP=${NP:-4}
 INTERLEAVE=${INTERLEAVE:-0}
+WARMUP=${WARMUP:-1}
 VARIANTS=${VARIANTS:-"collio collio+twophase collio+dynamic collio+static collio+indep collio+tam collio+allaggs ompio/vulcan ompio/dynamic ompio/dynamic_gen2 ompio/two_phase ompio/individual romio321"}
 SIM_VARIANTS=${SIM_VARIANTS-"collio+cyclic collio+aligned collio+even collio+indep"}
 SIM_HINTS=(-hint striping_unit=1m -hint striping_factor=4 -hint cb_config_list='*:*')
@@ -121,6 +125,7 @@ case $NP in '' | *[!0-9]* | 0) die "NP=$NP: want a positive integer" ;; esac
 case $REPS in '' | *[!0-9]* | 0) die "REPS=$REPS: want a positive integer" ;; esac
 case $SIZE in '' | *[!0-9,]*) die "SIZE=$SIZE: want N or X,Y,Z" ;; esac
 case $INTERLEAVE in 0 | 1) ;; *) die "INTERLEAVE=$INTERLEAVE: want 0 or 1" ;; esac
+case $WARMUP in 0 | 1) ;; *) die "WARMUP=$WARMUP: want 0 or 1" ;; esac
 for v in $VARIANTS $SIM_VARIANTS; do
 	case $v in collio | collio+indep | collio+allaggs | collio+cyclic | collio+aligned | collio+even | collio+affinity) ;;
 	collio+twophase-aligned) ;;
@@ -271,6 +276,15 @@ for ((round = 1; round <= rounds; round++)); do
 		dir=${dirs[$i]}
 		variants=$VARIANTS
 		[ "$label" = sim ] && variants=$SIM_VARIANTS
+		if [ "$round" = 1 ] && [ "$label" != sim ] && [ "$WARMUP" = 1 ]; then
+			# One untimed launch first, so that the first variant does not
+			# alone meet the storage cold (as coll_perf writes and reads
+			# once untimed "to eliminate paging effects"): in one run the
+			# first variant, collio's automatic choice (independent I/O
+			# here), wrote 24% slower than independent I/O forced later.
+			"$MPIRUN" ${launcher[@]+"${launcher[@]}"} -np "$NP" "$COLLPERF" -q -impl mpiio -i 1 -dir "$dir" \
+				-size "$SIZE" >"$raw/warmup-$label.log" 2>&1 || echo "bench: warm-up launch on $dir failed (see $raw/warmup-$label.log)" >&2
+		fi
 		for v in $variants; do
 			flags=()
 			case $v in
@@ -324,7 +338,7 @@ done
 wall=$(elapsed "$start_all" "$(now)")
 
 # The command as it could be typed again, with every setting spelled out.
-bench_cmd="NP=$NP SIZE=$SIZE REPS=$REPS QUICK=$QUICK INTERLEAVE=$INTERLEAVE BENCH_TMPFS_DIR=$BENCH_TMPFS_DIR WORKLOADS='$WORKLOADS'"
+bench_cmd="NP=$NP SIZE=$SIZE REPS=$REPS QUICK=$QUICK INTERLEAVE=$INTERLEAVE WARMUP=$WARMUP BENCH_TMPFS_DIR=$BENCH_TMPFS_DIR WORKLOADS='$WORKLOADS'"
 bench_cmd+=" IOR_SMALL_ARGS='$IOR_SMALL_ARGS' IOR_LARGE_ARGS='$IOR_LARGE_ARGS' PATTERN_ARGS='$PATTERN_ARGS'"
 [ -n "$BENCH_DISK_DIR" ] && bench_cmd+=" BENCH_DISK_DIR=$BENCH_DISK_DIR"
 [ -n "$MPIRUN_ARGS" ] && bench_cmd+=" MPIRUN_ARGS='$MPIRUN_ARGS'"
