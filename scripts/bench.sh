@@ -46,9 +46,9 @@
 #   WARMUP=1          one untimed collperf launch on each storage directory before its variants (0: none)
 #   INTERLEAVE=1      run REPS rounds of one-repetition launches instead, so that collio and the host
 #                     variants alternate in every round (spreads machine noise; costs a launch, about
-#                     0.5 s, per repetition; every write is then its launch's first, which allocates the
-#                     file's pages: no use for writes to a disk's page cache). Default 0: the repetitions
-#                     of a variant run back to back.
+#                     0.5 s, per repetition; collperf then writes and reads once untimed first, -warmup,
+#                     since a launch's first write allocates the file's pages; the other workloads' writes
+#                     are their launch's first). Default 0: the repetitions of a variant run back to back.
 #   VARIANTS="collio collio+twophase collio+dynamic collio+static collio+indep collio+tam collio+allaggs
 #             ompio/vulcan ompio/dynamic ompio/dynamic_gen2 ompio/two_phase ompio/individual romio321"
 #                     what to run: collio, collio+<preset>, ompio/<fcoll>, romio321 (any romio*), or default
@@ -253,9 +253,13 @@ pattern_list=$(
 	echo "${pats[*]}"
 )
 
+collperf_warmup=()
 if [ "$INTERLEAVE" = 1 ]; then
 	rounds=$REPS
 	iters=1
+	# A launch's only write would otherwise be its first, which
+	# allocates the file's pages.
+	collperf_warmup=(-warmup)
 else
 	rounds=1
 	iters=$REPS
@@ -306,7 +310,8 @@ for ((round = 1; round <= rounds; round++)); do
 					${bench_extra[@]+"${bench_extra[@]}"})
 				case $w in
 				collperf)
-					prog=("$COLLPERF" "${common[@]}" -dir "$dir" -size "$SIZE" ${extra[@]+"${extra[@]}"}) ;;
+					prog=("$COLLPERF" "${common[@]}" -dir "$dir" -size "$SIZE" ${collperf_warmup[@]+"${collperf_warmup[@]}"}
+						${extra[@]+"${extra[@]}"}) ;;
 				ior-small)
 					prog=("$IORBENCH" "${common[@]}" -workload ior-small -o "$dir/ior-small" -c -w -r -R -C
 						${ior_small[@]+"${ior_small[@]}"}) ;;

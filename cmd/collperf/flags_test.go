@@ -25,8 +25,9 @@ func TestParseFlagsDefaults(t *testing.T) {
 func TestParseFlagsAll(t *testing.T) {
 	dir := t.TempDir()
 	c, err := parseFlags([]string{"-dir", dir, "-size", "8,4,2", "-impl", "mpiio", "-i", "3", "-q",
-		"-json", filepath.Join(dir, "o.json"), "-label", "tmpfs", "-keep", "-interleave", "-indep"})
+		"-json", filepath.Join(dir, "o.json"), "-label", "tmpfs", "-keep", "-interleave", "-indep", "-warmup"})
 	require.NoError(t, err)
+	require.True(t, c.warmup)
 	require.True(t, c.interleave)
 	require.True(t, c.indep)
 	require.Equal(t, [3]int{8, 4, 2}, c.size)

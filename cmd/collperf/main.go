@@ -63,6 +63,8 @@ type config struct {
 	interleave bool
 	// -indep: independent write_at/read_at instead of the collective calls.
 	indep bool
+	// -warmup: one untimed write and read of each implementation first.
+	warmup bool
 }
 
 // implRun is one implementation's part of a launch: its workload, file
@@ -131,6 +133,7 @@ func parseFlags(args []string) (config, error) {
 	fs.IntVar(&c.phases, "phases", 0, "write phases with compute in between (E10 workflow: perceived bandwidth and its model); 0 = write then read, -i times")
 	compute := fs.String("compute", "0", "compute time after each write phase but the last (with -phases), e.g. 500ms; a comma-separated list runs the phases once per value")
 	fs.BoolVar(&c.busy, "compute-busy", false, "compute by spinning on the rank's thread instead of sleeping")
+	fs.BoolVar(&c.warmup, "warmup", false, "write and read once, untimed, before the repetitions of each implementation (as coll_perf does \"to eliminate paging effects\"): the first write of a file allocates its pages")
 	fs.BoolVar(&c.indep, "indep", false, "independent calls (write_at, read_at) instead of write_at_all and read_at_all: each rank alone, no collective I/O")
 	fs.BoolVar(&c.interleave, "interleave", false, "with several implementations, alternate them repetition by repetition (rep 1 of each, then rep 2, ...) so that they meet the same machine state; peak RSS is then the whole launch's")
 	fs.StringVar(&c.driver, "driver", "", "collio driver for the test file (e.g. sim for the emulated striped file system); default: detected. Only with -impl collio")
@@ -364,12 +367,30 @@ func run(cfg config) int {
 	if cfg.phases > 0 {
 		iters = 1 // the phases are the repetitions
 	}
+	// warm writes and reads r's file once, untimed and unreported (but
+	// verified), before its repetitions.
+	warm := func(r *implRun) {
+		if !cfg.warmup || cfg.phases > 0 || r.failed {
+			return
+		}
+		o := op{impl: r.info.Impl, kind: r.kind, iter: 0, noSync: cfg.noSync}
+		if _, err := measure(world, r.w, o, r.path, cfg.size, blk, total, buf); err != nil {
+			msg := fmt.Sprintf("%s: warm-up: %v", r.info.Impl, err)
+			if rank == 0 {
+				fmt.Fprintln(os.Stderr, "collperf:", msg)
+			}
+			rep.Errors = append(rep.Errors, msg)
+			failed = true
+			r.failed = true
+		}
+	}
 	if cfg.interleave {
 		// Repetition by repetition, so that every implementation meets
 		// the same machine state; peak RSS is then the launch's.
 		reset := benchutil.ResetPeakRSS()
 		for _, r := range runs {
 			r.reset = reset
+			warm(r)
 		}
 		for it := 1; it <= iters; it++ {
 			for _, r := range runs {
@@ -384,6 +405,7 @@ func run(cfg config) int {
 	} else {
 		for _, r := range runs {
 			r.reset = benchutil.ResetPeakRSS()
+			warm(r)
 			for it := 1; it <= iters; it++ {
 				runRep(r, it)
 			}
