@@ -320,6 +320,16 @@ func run(cfg config) int {
 		}
 		return true
 	}
+	// fail reports r's error and skips its remaining repetitions.
+	fail := func(r *implRun, err error) {
+		msg := fmt.Sprintf("%s: %v", r.info.Impl, err)
+		if rank == 0 {
+			fmt.Fprintln(os.Stderr, "collperf:", msg)
+		}
+		rep.Errors = append(rep.Errors, msg)
+		failed = true
+		r.failed = true
+	}
 	// runRep runs repetition it of r and records its results and error.
 	runRep := func(r *implRun, it int) {
 		if r.failed {
@@ -354,13 +364,7 @@ func run(cfg config) int {
 		}
 		rep.Results = append(rep.Results, rs...)
 		if err != nil {
-			msg := fmt.Sprintf("%s: %v", r.info.Impl, err)
-			if rank == 0 {
-				fmt.Fprintln(os.Stderr, "collperf:", msg)
-			}
-			rep.Errors = append(rep.Errors, msg)
-			failed = true
-			r.failed = true
+			fail(r, err)
 		}
 	}
 	iters := cfg.iters
@@ -375,13 +379,7 @@ func run(cfg config) int {
 		}
 		o := op{impl: r.info.Impl, kind: r.kind, iter: 0, noSync: cfg.noSync}
 		if _, err := measure(world, r.w, o, r.path, cfg.size, blk, total, buf); err != nil {
-			msg := fmt.Sprintf("%s: warm-up: %v", r.info.Impl, err)
-			if rank == 0 {
-				fmt.Fprintln(os.Stderr, "collperf:", msg)
-			}
-			rep.Errors = append(rep.Errors, msg)
-			failed = true
-			r.failed = true
+			fail(r, fmt.Errorf("warm-up: %w", err))
 		}
 	}
 	if cfg.interleave {
