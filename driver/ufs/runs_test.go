@@ -146,24 +146,14 @@ func TestWriteRunsInMemory(t *testing.T) {
 	got, _ := os.ReadFile(path)
 	assert.True(t, bytes.Equal(runByRun(t, runs), got))
 
-	back := make([]driver.Run, len(runs))
-	for i, r := range runs {
-		back[i] = driver.Run{Off: r.Off}
-		for _, b := range r.Bufs {
-			back[i].Bufs = append(back[i].Bufs, make([]byte, len(b)))
-		}
-	}
+	back := sameRuns(runs)
 	_, err = f.ReadRuns(back)
 	require.NoError(t, err)
 	for i, r := range back {
 		if r.Len() == 0 {
 			continue // may lie past the end of the file
 		}
-		var read []byte
-		for _, b := range r.Bufs {
-			read = append(read, b...)
-		}
-		require.True(t, bytes.Equal(got[r.Off:r.Off+r.Len()], read), "run %d", i)
+		require.True(t, bytes.Equal(got[r.Off:r.Off+r.Len()], bytes.Join(r.Bufs, nil)), "run %d", i)
 	}
 }
 
