@@ -511,14 +511,14 @@ func TestMismatchedCollectives(t *testing.T) {
 			if r == 0 && msg != "" {
 				t.Logf("%s: %s", tc.name, msg)
 			}
-			// The last rank writes at its file pointer while the others
-			// write at an offset.
+			// The last rank reads at its file pointer while the others
+			// write at an offset: the forms may mix, the directions not.
 			if r == p-1 {
-				_, err = f.WriteAll(data)
+				_, err = f.ReadAll(make([]byte, len(data)))
 			} else {
 				_, err = f.WriteAtAll(data, 0)
 			}
-			expectError(t, c, err, collio.ErrNotSame, tc.name+": write_all against write_at_all", true)
+			expectError(t, c, err, collio.ErrNotSame, tc.name+": read_all against write_at_all", true)
 			if pos := f.Position(); pos != 0 {
 				t.Errorf("%s: file pointer moved to %d by a failed call", tc.name, pos)
 			}
@@ -553,6 +553,90 @@ func TestMismatchedCollectives(t *testing.T) {
 				}
 			}
 			unchanged(t, c, path, after)
+		}
+	})
+}
+
+// TestMixedCollectiveForms: the explicit-offset and file-pointer forms of
+// one direction are one collective call, as in ROMIO and OMPIO. PnetCDF
+// flushes with write_at_all on ranks that have data and write_all with
+// count 0 on the others; the file must be what write_at_all everywhere
+// writes, and each rank's file pointer moves by its own call only.
+func TestMixedCollectiveForms(t *testing.T) {
+	cases := []struct {
+		name  string
+		hints collio.Hints
+	}{
+		{"auto", nil},
+		{"twophase", cbHints("cb_buffer_size", "64")},
+		{"dynamic", collio.Hints{"collio_strategy": "dynamic", "cb_buffer_size": "64"}},
+		{"tam", collio.Hints{"collio_strategy": "tam", "collio_node_size": "2"}},
+		{"independent", collio.Hints{"romio_cb_write": "disable", "romio_cb_read": "disable"}},
+	}
+	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+		p, r := c.Size(), c.Rank()
+		dir := mpitest.TempDir(t, c)
+		const rec = 24 // bytes per rank per call
+		for _, tc := range cases {
+			path := filepath.Join(dir, tc.name)
+			h := collio.Hints{"collio_collective_timeout": "15"}
+			for k, v := range tc.hints {
+				h[k] = v
+			}
+			f, err := collio.Open(c, path, collio.ModeCreate|collio.ModeRdWr, h)
+			together(t, c, err, "%s: open", tc.name)
+			if err != nil {
+				continue
+			}
+			// Even ranks write at an offset, odd ranks at the file
+			// pointer (which starts at 0, so their records go where
+			// write_at_all would put them only if they seek first).
+			data := pattern(rec, r, 3)
+			var n int
+			if r%2 == 0 {
+				n, err = f.WriteAtAll(data, int64(r*rec))
+			} else {
+				if _, err = f.Seek(int64(r*rec), io.SeekStart); err == nil {
+					n, err = f.WriteAll(data)
+				}
+			}
+			together(t, c, err, "%s: mixed write_at_all / write_all", tc.name)
+			if err == nil && n != rec {
+				t.Errorf("%s: wrote %d bytes, want %d", tc.name, n, rec)
+			}
+			// PnetCDF's form: ranks with nothing call write_all with
+			// count 0 while rank 0 writes a trailer at an offset.
+			trailer := pattern(rec, p, 3)
+			if r == 0 {
+				_, err = f.WriteAtAll(trailer, int64(p*rec))
+			} else {
+				_, err = f.WriteAll(nil)
+			}
+			together(t, c, err, "%s: write_at_all with empty write_all", tc.name)
+			want := int64((r + 1) * rec)
+			if r%2 == 0 {
+				want = 0
+			}
+			if pos := f.Position(); pos != want {
+				t.Errorf("%s: file pointer at %d, want %d", tc.name, pos, want)
+			}
+			// Reads mix the same way.
+			got := make([]byte, rec)
+			if r%2 == 1 {
+				n, err = f.ReadAtAll(got, int64(r*rec))
+			} else {
+				if _, err = f.Seek(int64(r*rec), io.SeekStart); err == nil {
+					n, err = f.ReadAll(got)
+				}
+			}
+			together(t, c, err, "%s: mixed read_at_all / read_all", tc.name)
+			if err == nil && !bytes.Equal(got[:n], data) {
+				t.Errorf("%s: read back: %s", tc.name, firstDiff(got[:n], data))
+			}
+			together(t, c, f.Close(), "%s: close", tc.name)
+			all := make([]byte, rec*p)
+			together(t, c, c.Allgather(data, all), "gathering the data")
+			unchanged(t, c, path, append(all, trailer...))
 		}
 	})
 }

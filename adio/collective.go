@@ -97,8 +97,15 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 	return n, nil
 }
 
-// Operation codes, so ranks can check they are in the same call.
+// Operation codes, so ranks can check they are in the same call. The
+// explicit-offset and file-pointer forms of one direction are one
+// collective, as in ROMIO and OMPIO: PnetCDF has ranks with data call
+// write_at_all while ranks with nothing call write_all with count 0.
 var opCodes = map[string]int64{"write_at_all": 1, "read_at_all": 2, "write_all": 3, "read_all": 4}
+
+// sameCollective reports whether two operation codes may meet in one
+// collective call: the same direction, whichever form.
+func sameCollective(a, b int64) bool { return a%2 == b%2 }
 
 // enter is the first step of every collective transfer. One Allgather,
 // with a deadline (collio_collective_timeout), tells every rank: whether
@@ -160,7 +167,7 @@ func (f *File) enter(op string, write bool, v View, a Access, off int64, local e
 	}
 	ranges = make([]twophase.Range, f.comm.Size())
 	for r := range ranges {
-		if field(r, 0) != field(0, 0) || field(r, 1) != field(0, 1) {
+		if !sameCollective(field(r, 0), field(0, 0)) || field(r, 1) != field(0, 1) {
 			// Worded from rank 0's side so every rank reports the same.
 			return nil, nil, &ioerr.Error{Class: ioerr.ErrNotSame, Op: opName(field(0, 0)), Path: f.path, Rank: -1,
 				Msg: fmt.Sprintf("ranks are in different collective calls: rank 0 is in %s (call %d), rank %d in %s (call %d)",

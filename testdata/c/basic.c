@@ -1,7 +1,8 @@
 /* basic: views, explicit offsets, individual file pointers, collective and
  * independent transfers, noncontiguous memory and file types, statuses,
  * get_view, get_byte_offset, seek/get_position, sync, get/set_size and
- * preallocate. Files: views.dat, subarray.dat, size.dat. */
+ * preallocate, and PnetCDF's mixed collective forms. Files: views.dat,
+ * subarray.dat, size.dat, mixed.dat. */
 #include "t.h"
 
 #define B 4  /* ints per block of the interleaved view */
@@ -191,12 +192,60 @@ static void sizes(const char *dir)
 	CHECK(MPI_File_close(&fh));
 }
 
+/* PnetCDF flushes with write_at_all on ranks that have data while ranks
+ * with nothing call write_all with count 0: the explicit-offset and
+ * file-pointer forms of one direction are one collective call, in ROMIO,
+ * OMPIO and collio alike. Reads mix the same way. */
+static void mixed_forms(const char *dir)
+{
+	MPI_File fh;
+	MPI_Status st;
+	MPI_Offset pos;
+	int buf[8], got[8], count;
+
+	CHECK(MPI_File_open(MPI_COMM_WORLD, t_path(dir, "mixed.dat"), MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL,
+			    &fh));
+	for (int i = 0; i < 8; i++)
+		buf[i] = t_val(t_rank, i);
+	/* Even ranks write at an offset, odd ranks at their file pointer. */
+	if (t_rank % 2 == 0) {
+		CHECK(MPI_File_write_at_all(fh, (MPI_Offset)t_rank * sizeof buf, buf, 8, MPI_INT, &st));
+	} else {
+		CHECK(MPI_File_seek(fh, (MPI_Offset)t_rank * sizeof buf, MPI_SEEK_SET));
+		CHECK(MPI_File_write_all(fh, buf, 8, MPI_INT, &st));
+	}
+	t_status(&st, MPI_INT, 8, MPI_INT, 8, "mixed write");
+	/* Rank 0 writes a trailer; the others join with an empty write_all. */
+	if (t_rank == 0) {
+		int trailer[4] = {-1, -2, -3, -4};
+		CHECK(MPI_File_write_at_all(fh, (MPI_Offset)t_size * sizeof buf, trailer, 4, MPI_INT, &st));
+	} else {
+		CHECK(MPI_File_write_all(fh, NULL, 0, MPI_INT, &st));
+		CHECK(MPI_Get_count(&st, MPI_INT, &count));
+		EXPECT(count == 0, "empty write_all count %d", count);
+	}
+	CHECK(MPI_File_get_position(fh, &pos));
+	EXPECT(pos == (t_rank % 2 ? (MPI_Offset)(t_rank + 1) * 32 : 0), "position %lld", (long long)pos);
+	/* The other way round for reads. */
+	memset(got, 0, sizeof got);
+	if (t_rank % 2 == 1) {
+		CHECK(MPI_File_read_at_all(fh, (MPI_Offset)t_rank * sizeof buf, got, 8, MPI_INT, &st));
+	} else {
+		CHECK(MPI_File_seek(fh, (MPI_Offset)t_rank * sizeof buf, MPI_SEEK_SET));
+		CHECK(MPI_File_read_all(fh, got, 8, MPI_INT, &st));
+	}
+	t_status(&st, MPI_INT, 8, MPI_INT, 8, "mixed read");
+	EXPECT(memcmp(got, buf, sizeof buf) == 0, "mixed read returned other data");
+	CHECK(MPI_File_close(&fh));
+}
+
 int main(int argc, char **argv)
 {
 	const char *dir = t_init(&argc, &argv, "basic");
 	interleaved(dir);
 	subarray(dir);
 	sizes(dir);
+	mixed_forms(dir);
 	t_done();
 	return 0;
 }
