@@ -55,6 +55,11 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 	f.last = metrics.Call{Op: op, Bytes: a.Size()}
 	off := offset()
 	v := f.View()
+	f.seq++
+	f.digest = f.digest*1099511628211 + uint64(opCodes[op]%2) + 1 // by direction: the forms may mix
+	if reason, ok := f.noAgreement(write); ok {
+		return f.unsynchronized(op, write, reason, v, a, off, advance, start)
+	}
 	c := &call{f: f, op: op, view: v, access: a, off: off}
 	ranges, pending, err := f.enter(op, write, v, a, off, f.checkTransfer(op, v, a, off, write))
 	if err != nil {
@@ -73,6 +78,7 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 	}
 	f.last.Strategy, f.last.Reason = name, reason
 	c.aggs = f.callAggregators(name)
+	c.deferred = name == hints.StrategyIndependent && f.defersAgreement() && !f.cached
 	s := strategies[name]
 	var n int64
 	if write {
@@ -81,12 +87,29 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 	} else {
 		n, err = s.read(c)
 	}
-	stopAgree := metrics.Timer(&f.last.Agree)
-	err = f.agree(op, err)
-	stopAgree()
-	if err != nil {
-		return 0, err
+	if c.deferred {
+		// Every rank did its own I/O: nothing this rank returns depends
+		// on another rank, so the outcome is agreed at the next
+		// synchronizing call.
+		if err != nil {
+			err = f.wrap(err, op)
+			f.owe(op, f.seq, err)
+			return 0, err
+		}
+	} else {
+		stopAgree := metrics.Timer(&f.last.Agree)
+		err = f.agree(op, err)
+		stopAgree()
+		if err != nil {
+			return 0, err
+		}
 	}
+	f.finishCall(v, off, n, advance, start)
+	return n, nil
+}
+
+// finishCall advances the file pointer and records the call's metrics.
+func (f *File) finishCall(v View, off, n int64, advance bool, start time.Time) {
 	f.mu.Lock()
 	if advance {
 		f.fp = off + n/v.Etype.Size()
@@ -94,6 +117,62 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 	f.last.Total = time.Since(start)
 	f.total.Add(f.last)
 	f.mu.Unlock()
+}
+
+// defersAgreement reports whether collio_error_agreement is deferred.
+func (f *File) defersAgreement() bool {
+	return f.hints.Enum(hints.CollioErrorAgreement) == hints.AgreeDeferred
+}
+
+// noAgreement reports whether collective transfers of this direction
+// need no communication at all: the agreement is deferred, the hints
+// alone make the strategy independent on every rank (so no rank needs
+// the others' ranges to choose), and no E10 cache may hold data another
+// rank must see first. ROMIO makes no inter-rank communication either
+// when collective buffering is disabled.
+func (f *File) noAgreement(write bool) (reason string, ok bool) {
+	if !f.defersAgreement() || f.cached {
+		return "", false
+	}
+	switch st := f.hints.Enum(hints.CollioStrategy); {
+	case st == hints.StrategyIndependent:
+		return "collio_strategy=independent; no inter-rank communication (collio_error_agreement=deferred)", true
+	case st != hints.StrategyAuto || f.hints.Bool(hints.RomioNoIndepRW):
+		return "", false
+	}
+	key := hints.RomioCBRead
+	if write {
+		key = hints.RomioCBWrite
+	}
+	if f.hints.Enum(key) != hints.Disable {
+		return "", false
+	}
+	return key + "=disable; no inter-rank communication (collio_error_agreement=deferred)", true
+}
+
+// unsynchronized runs a collective transfer with no inter-rank
+// communication: each rank does its part with independent I/O. Without
+// the ranks' ranges, writes take byte-range locks unless no rank can
+// read-modify-write (romio_ds_write=disable, or a write-only file). An
+// error is this rank's at once and every rank's at the next
+// synchronizing call.
+func (f *File) unsynchronized(op string, write bool, reason string, v View, a Access, off int64, advance bool, start time.Time) (int64, error) {
+	f.last.Strategy, f.last.Reason = hints.StrategyIndependent, reason
+	stop := f.timeIndependentIO()
+	var n int64
+	var err error
+	if write {
+		n, err = f.writeAt(op, v, a, off, !f.sieves(true))
+	} else {
+		n, err = f.readAt(op, v, a, off)
+	}
+	stop()
+	if err != nil {
+		err = f.wrap(err, op)
+		f.owe(op, f.seq, err)
+		return 0, err
+	}
+	f.finishCall(v, off, n, advance, start)
 	return n, nil
 }
 
@@ -126,11 +205,10 @@ func (f *File) enter(op string, write bool, v View, a Access, off int64, local e
 		}
 		mine = twophase.Range{Start: s, End: e}
 	}
-	f.seq++
 	f.callBytes, f.callOwn, f.callNoSieve = 0, nil, false
-	rec := []int64{opCodes[op], f.seq, mine.Start, mine.End, 0, 0, 0, a.Size(), 0, -1, 0, 0}
-	if local != nil {
-		rec[4] = 1
+	rec := []int64{opCodes[op], f.seq, mine.Start, mine.End, 0, 0, 0, a.Size(), 0, -1, 0, 0, int64(f.digest)}
+	if local != nil || f.owed != nil {
+		rec[4] = 1 // a bad argument here, or an error owed by an earlier call
 	}
 	report := local == nil && f.reportsOwnBlocks()
 	if report {
@@ -146,7 +224,7 @@ func (f *File) enter(op string, write bool, v View, a Access, off int64, local e
 			rec[8] = 1
 		}
 	}
-	const width = 12
+	const width = 13
 	send := make([]byte, 8*width)
 	for i, x := range rec {
 		binary.LittleEndian.PutUint64(send[8*i:], uint64(x))
@@ -158,6 +236,9 @@ func (f *File) enter(op string, write bool, v View, a Access, off int64, local e
 		return nil, nil, f.broken
 	}
 	field := func(r, i int) int64 { return int64(binary.LittleEndian.Uint64(all[8*(width*r+i):])) }
+	// Whatever this call's outcome, the ranks now share rank 0's digest:
+	// a mismatch is reported once, not again at every later call.
+	f.digest = uint64(field(0, 12))
 	failed := false
 	for r := 0; r < f.comm.Size(); r++ {
 		failed = failed || field(r, 4) != 0
@@ -167,6 +248,10 @@ func (f *File) enter(op string, write bool, v View, a Access, off int64, local e
 	}
 	ranges = make([]twophase.Range, f.comm.Size())
 	for r := range ranges {
+		if sameCollective(field(r, 0), field(0, 0)) && field(r, 1) == field(0, 1) && field(r, 12) != field(0, 12) {
+			return nil, nil, &ioerr.Error{Class: ioerr.ErrNotSame, Op: opName(field(0, 0)), Path: f.path, Rank: -1,
+				Msg: fmt.Sprintf("ranks made different collective calls before this one (call %d): rank 0 and rank %d wrote and read in a different order", field(0, 1), r)}
+		}
 		if !sameCollective(field(r, 0), field(0, 0)) || field(r, 1) != field(0, 1) {
 			// Worded from rank 0's side so every rank reports the same.
 			return nil, nil, &ioerr.Error{Class: ioerr.ErrNotSame, Op: opName(field(0, 0)), Path: f.path, Rank: -1,

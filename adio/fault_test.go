@@ -26,7 +26,7 @@ func TestFaultOnOneRankReachesAll(t *testing.T) {
 		{"short_write=1", ioerr.ErrIO},
 	}
 	strategies := []map[string]string{
-		{"collio_strategy": "independent"},
+		{"collio_strategy": "independent", "collio_error_agreement": "immediate"},
 		{"collio_strategy": "twophase", "cb_config_list": "*:*", "cb_nodes": "1"}, // rank 0 aggregates
 		{"collio_strategy": "twophase", "cb_config_list": "*:*", "cb_nodes": "4"}, // every rank aggregates
 		{"collio_strategy": "twophase", "cb_config_list": "*:*", "collio_overlap": "disable"},
@@ -67,6 +67,75 @@ func TestFaultOnOneRankReachesAll(t *testing.T) {
 					require.ErrorIs(t, errs[0], fault.class, "got %v", errs[0])
 				})
 			}
+		}
+	}
+}
+
+// With collio_error_agreement=deferred, a collective transfer in which
+// every rank does its own I/O does not agree on its outcome: the faulty
+// rank returns its error at once, and every rank returns it from the
+// file's next synchronizing call (a synchronizing transfer, which then
+// does nothing, sync, set_view or close), with the same class and text.
+func TestDeferredFaultReachesAllAtNextSync(t *testing.T) {
+	next := []struct {
+		name string
+		call func(f *File, r int) error
+	}{
+		{"sync", func(f *File, _ int) error { return f.Sync() }},
+		{"close", func(f *File, _ int) error { return f.Close() }},
+		{"set_view", func(f *File, r int) error {
+			return f.SetView(View{Disp: int64(64 * r), Etype: layout.Byte, Filetype: must(layout.Resized(layout.Bytes(64), 0, 256))}, nil)
+		}},
+		// romio_cb_read=enable: the read synchronizes, and is not done.
+		{"read_at_all", func(f *File, r int) error {
+			_, err := f.ReadAtAll(Bytes(make([]byte, 1024)), 0)
+			return err
+		}},
+	}
+	strategies := []map[string]string{
+		{"romio_cb_write": "disable"},                                // no communication at all
+		{"romio_cb_write": "automatic", "romio_ds_write": "disable"}, // the entry record only: no interleaving
+	}
+	for _, nx := range next {
+		for si, st := range strategies {
+			t.Run(fmt.Sprintf("%s/strategy%d", nx.name, si), func(t *testing.T) {
+				path := "faulty:" + tempPath(t, "f")
+				h := map[string]string{"collio_fault": "enospc_after=100", "collio_fault_ranks": "2", "romio_cb_read": "enable"}
+				for k, v := range st {
+					h[k] = v
+				}
+				type outcome struct{ first, later error }
+				got := make([]outcome, 4)
+				world(t, 4, func(c comm.Comm) error {
+					r := c.Rank()
+					f, err := Open(c, path, ModeCreate|ModeRdWr, OpenOptions{Hints: h})
+					if err != nil {
+						return err
+					}
+					// Each rank writes its own 1 KiB block: no interleaving.
+					if err := f.SetView(View{Disp: int64(1024 * r), Etype: layout.Byte, Filetype: layout.Byte}, nil); err != nil {
+						return err
+					}
+					_, got[r].first = f.WriteAtAll(Bytes(rankData(r, 1024)), 0)
+					got[r].later = nx.call(f, r)
+					if nx.name != "close" {
+						return f.Close()
+					}
+					return nil
+				})
+				for r, o := range got {
+					if r == 2 {
+						require.ErrorIs(t, o.first, ioerr.ErrNoSpace, "rank 2's own call")
+					} else {
+						require.NoError(t, o.first, "rank %d's call: not agreed yet", r)
+					}
+					require.ErrorIs(t, o.later, ioerr.ErrNoSpace, "rank %d at the next synchronizing call", r)
+					require.Contains(t, o.later.Error(), "an earlier collective call failed (call 1, write_at_all, on rank 2)")
+					if r > 0 {
+						require.Equal(t, got[0].later.Error(), o.later.Error(), "rank %d's text", r)
+					}
+				}
+			})
 		}
 	}
 }

@@ -47,7 +47,15 @@ type File struct {
 	fp     int64 // individual file pointer, in etypes of the view
 	atomic bool
 	closed bool
-	seq    int64        // collective transfers so far, to detect mismatched calls
+	seq    int64 // collective transfers so far, to detect mismatched calls
+	// digest folds the direction of every collective transfer since
+	// open, so a synchronizing call notices ranks whose transfers differ
+	// even where none of them synchronized (see noAgreement).
+	digest uint64
+	// owed is the error of a collective transfer whose ranks did not
+	// agree on its outcome (collio_error_agreement=deferred): the file's
+	// next synchronizing call returns it on every rank.
+	owed   error
 	broken error        // set when a collective timed out: the communicator is unusable
 	last   metrics.Call // the last collective call on this rank
 	total  metrics.Call // all collective calls since open
@@ -144,11 +152,32 @@ func (f *File) usable(op string) error {
 }
 
 // agree is ioerr.Agree on the file's communicator, adding context.
+//
+// It is also the file's synchronizing point: an error owed by an earlier
+// collective transfer that did not agree (collio_error_agreement=deferred)
+// becomes this call's error on every rank, and ranks that made different
+// collective transfers since open get ErrNotSame.
 func (f *File) agree(op string, err error) error {
+	if f.owed != nil {
+		if err == nil {
+			err = f.owed
+		}
+		f.owed = nil
+	}
 	if err != nil {
 		err = f.wrap(err, op)
 	}
-	return agree.Errors(f.comm, err)
+	return agree.ErrorsChecked(f.comm, err, &f.seq, &f.digest)
+}
+
+// owe keeps the error of a collective transfer that skipped the
+// agreement, for the next synchronizing call; the failing rank returns
+// it at once too. The first error owed wins.
+func (f *File) owe(op string, seq int64, err error) {
+	if f.owed == nil {
+		f.owed = &ioerr.Error{Class: ioerr.ClassOf(err), Rank: -1, Err: err,
+			Msg: fmt.Sprintf("an earlier collective call failed (call %d, %s, on rank %d): %v", seq, op, f.rank(), err)}
+	}
 }
 
 // etypeSize returns the size in bytes of the view's etype.

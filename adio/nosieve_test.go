@@ -53,17 +53,23 @@ func stridedView(t *testing.T, r, n int, piece int) View {
 // With interleaved ranges, independent writes lock each run only where a
 // rank may read-modify-write: pieces of 64 KiB take no lock, pieces of
 // 1 KiB (automatic sieving combines them) do; the files are right either
-// way.
+// way. That needs the ranks' entry records: with no communication at all
+// (collio_error_agreement=deferred and the strategy fixed by the hints)
+// every write locks unless romio_ds_write=disable.
 func TestIndependentWritesLockOnlyForSieving(t *testing.T) {
+	immediate := map[string]string{"collio_error_agreement": "immediate"}
 	for _, tc := range []struct {
 		piece int
 		hints map[string]string
 		locks bool
 	}{
-		{64 << 10, nil, false},
-		{1 << 10, nil, true},
+		{64 << 10, immediate, false},
+		{1 << 10, immediate, true},
+		{1 << 10, map[string]string{"romio_ds_write": "disable", "collio_error_agreement": "immediate"}, false},
+		{64 << 10, map[string]string{"romio_ds_write": "enable", "collio_error_agreement": "immediate"}, true},
+		{64 << 10, nil, true},
 		{1 << 10, map[string]string{"romio_ds_write": "disable"}, false},
-		{64 << 10, map[string]string{"romio_ds_write": "enable"}, true},
+		{1 << 10, map[string]string{"romio_cb_write": "disable", "collio_strategy": "auto"}, true},
 	} {
 		name := fmt.Sprintf("piece %d, %v", tc.piece, tc.hints)
 		path := tempPath(t, "f")
@@ -101,6 +107,44 @@ func TestIndependentWritesLockOnlyForSieving(t *testing.T) {
 			}
 		}
 		require.True(t, bytes.Equal(want, got), name)
+	}
+}
+
+// Ranks whose ranges do not interleave write without locks, but only
+// while a barrier follows: with the closing agreement deferred each rank
+// takes one lock over its own range per call (none where no write may
+// sieve), so a later sieving write of another rank cannot cover its bytes
+// meanwhile.
+func TestDeferredSeparateWritesLockTheirRangeOnce(t *testing.T) {
+	for _, tc := range []struct {
+		hints map[string]string
+		locks int64
+	}{
+		{map[string]string{"collio_error_agreement": "immediate"}, 0},
+		{nil, 3},
+		{map[string]string{"romio_ds_write": "disable"}, 0},
+	} {
+		path := tempPath(t, "f")
+		h := map[string]string{"collio_strategy": "independent"}
+		for k, v := range tc.hints {
+			h[k] = v
+		}
+		locksTaken.Store(0)
+		world(t, 3, func(c comm.Comm) error {
+			f, err := Open(c, "lockcount:"+path, ModeCreate|ModeRdWr, OpenOptions{Hints: h})
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			// Four 1 KiB pieces with gaps, inside the rank's own 64 KiB.
+			v := View{Disp: int64(c.Rank()) << 16, Etype: layout.Byte, Filetype: must(layout.Resized(layout.Bytes(1024), 0, 4096))}
+			if err := f.SetView(v, nil); err != nil {
+				return err
+			}
+			_, err = f.WriteAtAll(Bytes(rankData(c.Rank(), 4096)), 0)
+			return err
+		})
+		require.Equal(t, tc.locks, locksTaken.Load(), "%v", tc.hints)
 	}
 }
 

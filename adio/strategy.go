@@ -230,6 +230,10 @@ type call struct {
 	off    int64 // etypes
 	ranges []twophase.Range
 	aggs   []int // this call's aggregators
+	// deferred: the call ends without agreeing on its outcome
+	// (collio_error_agreement=deferred, strategy independent), so no
+	// barrier follows it either.
+	deferred bool
 }
 
 // independent: every rank does its own part with independent I/O (with
@@ -240,7 +244,26 @@ type independent struct{}
 // hidden behind an exchange.
 func (independent) write(c *call) error {
 	defer c.f.timeIndependentIO()()
-	_, err := c.f.writeAt(c.op, c.view, c.access, c.off, !twophase.Interleaved(c.ranges) || c.f.callNoSieve)
+	interleaved := twophase.Interleaved(c.ranges)
+	alone := !interleaved || c.f.callNoSieve
+	if alone && c.deferred && c.f.sieves(true) && c.access.Size() > 0 {
+		// Lock-free writes are safe until the other ranks pass a
+		// barrier; with no closing agreement a rank may go on to an
+		// independent sieving write whose window covers this rank's
+		// bytes. One lock over this rank's range (disjoint from the
+		// others' in this call) keeps it out, at one lock per call;
+		// interleaved ranges lock run by run instead.
+		if interleaved {
+			_, err := c.f.writeAt(c.op, c.view, c.access, c.off, false)
+			return err
+		}
+		mine := c.ranges[c.f.rank()]
+		if err := c.f.f.Lock(mine.Start, mine.End-mine.Start, true); err != nil {
+			return err
+		}
+		defer c.f.f.Unlock(mine.Start, mine.End-mine.Start)
+	}
+	_, err := c.f.writeAt(c.op, c.view, c.access, c.off, alone)
 	return err
 }
 

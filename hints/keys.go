@@ -48,6 +48,18 @@ const (
 	CollioFileDomains       = "collio_file_domains"
 	CollioAutoAggregators   = "collio_auto_aggregators"
 	CollioBytesPerAgg       = "collio_bytes_per_aggregator"
+	CollioErrorAgreement    = "collio_error_agreement"
+)
+
+// Values of collio_error_agreement.
+const (
+	// AgreeImmediate: every collective transfer ends with an agreement, so
+	// it returns the same error on every rank.
+	AgreeImmediate = "immediate"
+	// AgreeDeferred: collective transfers in which every rank does its
+	// own I/O skip that agreement; an error reaches every rank at the
+	// file's next synchronizing call.
+	AgreeDeferred = "deferred"
 )
 
 // Values of collio_file_domains.

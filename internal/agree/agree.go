@@ -25,13 +25,74 @@ func Errors(c comm.Comm, err error) error {
 	lens := make([]byte, 8*c.Size())
 	var mine [8]byte
 	binary.LittleEndian.PutUint64(mine[:], uint64(len(text)))
-	if cerr := c.Allgather(mine[:], lens); cerr != nil {
+	if cerr := Allgather(c, mine[:], lens); cerr != nil {
 		return &ioerr.Error{Class: ioerr.ErrInternComm, Op: "agree", Rank: c.Rank(), Err: cerr,
 			Msg: fmt.Sprintf("agreeing on the outcome failed: %v (local outcome: %v)", cerr, err)}
 	}
 	failed, n := -1, 0
 	for r := 0; r < c.Size(); r++ {
 		if l := int(binary.LittleEndian.Uint64(lens[8*r:])); l > 0 {
+			failed, n = r, l
+			break
+		}
+	}
+	if failed < 0 {
+		return nil
+	}
+	buf := make([]byte, n)
+	if c.Rank() == failed {
+		copy(buf, text)
+	}
+	if cerr := c.Bcast(buf, failed); cerr != nil {
+		return &ioerr.Error{Class: ioerr.ErrInternComm, Op: "agree", Rank: c.Rank(), Err: cerr,
+			Msg: fmt.Sprintf("broadcasting rank %d's error failed: %v", failed, cerr)}
+	}
+	if c.Rank() == failed {
+		return err
+	}
+	return decode(buf)
+}
+
+// ErrorsChecked is Errors for a file's synchronizing calls: every rank
+// also gives how many collective transfers it has made on the file (seq)
+// and a digest of their directions. Where these differ, the ranks made
+// different collective calls, some of which did not synchronize: every
+// rank returns ErrNotSame, worded from rank 0's side so the text is the
+// same everywhere. Cost when nothing failed: one Allgather of 24 bytes per
+// rank. After a mismatch every rank takes rank 0's seq and digest, so it
+// is reported once.
+func ErrorsChecked(c comm.Comm, err error, seq *int64, digest *uint64) error {
+	var text []byte
+	if err != nil {
+		text = encode(err)
+	}
+	const width = 24
+	all := make([]byte, width*c.Size())
+	var mine [width]byte
+	binary.LittleEndian.PutUint64(mine[0:], uint64(len(text)))
+	binary.LittleEndian.PutUint64(mine[8:], uint64(*seq))
+	binary.LittleEndian.PutUint64(mine[16:], *digest)
+	if cerr := Allgather(c, mine[:], all); cerr != nil {
+		return &ioerr.Error{Class: ioerr.ErrInternComm, Op: "agree", Rank: c.Rank(), Err: cerr,
+			Msg: fmt.Sprintf("agreeing on the outcome failed: %v (local outcome: %v)", cerr, err)}
+	}
+	word := func(r, i int) uint64 { return binary.LittleEndian.Uint64(all[width*r+8*i:]) }
+	for r := 1; r < c.Size(); r++ {
+		if word(r, 1) != word(0, 1) || word(r, 2) != word(0, 2) {
+			s0, d0 := int64(word(0, 1)), word(0, 2)
+			*seq, *digest = s0, d0
+			how := "the same number in a different order of directions"
+			if word(r, 1) != word(0, 1) {
+				how = fmt.Sprintf("%d", word(r, 1))
+			}
+			return &ioerr.Error{Class: ioerr.ErrNotSame, Rank: -1,
+				Msg: fmt.Sprintf("ranks made different collective transfers on this file: rank 0 made %d, rank %d %s (every rank must make the same collective calls in the same order)",
+					word(0, 1), r, how)}
+		}
+	}
+	failed, n := -1, 0
+	for r := 0; r < c.Size(); r++ {
+		if l := int(word(r, 0)); l > 0 {
 			failed, n = r, l
 			break
 		}

@@ -1,0 +1,124 @@
+package collio_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/collio/collio"
+	"github.com/collio/collio/internal/comm"
+	"github.com/collio/collio/internal/mpitest"
+)
+
+// With collio_error_agreement=deferred (the default), a collective write
+// in which every rank does its own I/O returns a failure on the failing
+// rank at once and on every rank at the file's next synchronizing call,
+// with the same class and text; the file stays usable after it.
+func TestDeferredErrorUnderMPI(t *testing.T) {
+	next := []struct {
+		name string
+		call func(f *collio.File, rec int) error
+		// onlyIfSynchronizing: a collective transfer is a synchronizing
+		// call only where its strategy is not fixed by the hints.
+		onlyIfSynchronizing bool
+	}{
+		{"sync", func(f *collio.File, _ int) error { return f.Sync() }, false},
+		{"set_view", func(f *collio.File, _ int) error { return f.SetView(0, collio.Byte, collio.Byte, nil) }, false},
+		{"close", func(f *collio.File, _ int) error { return f.Close() }, false},
+		{"write_at_all", func(f *collio.File, rec int) error {
+			_, err := f.WriteAtAll(nil, 0)
+			return err
+		}, true},
+	}
+	strategies := []struct {
+		name          string
+		hints         collio.Hints
+		synchronizing bool
+	}{
+		{"cb_disable", collio.Hints{"romio_cb_write": "disable"}, false},
+		{"strategy_independent", collio.Hints{"collio_strategy": "independent"}, false},
+		{"automatic", collio.Hints{"romio_ds_write": "disable"}, true}, // no interleaving: independent
+	}
+	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+		p, r := c.Size(), c.Rank()
+		dir := mpitest.TempDir(t, c)
+		const rec = 512
+		for _, st := range strategies {
+			for _, nx := range next {
+				if nx.onlyIfSynchronizing && !st.synchronizing {
+					continue
+				}
+				name := st.name + "/" + nx.name
+				path := "faulty:" + filepath.Join(dir, strings.ReplaceAll(name, "/", "-"))
+				h := collio.Hints{"collio_fault": "eio_call=write:1", "collio_fault_ranks": strconv.Itoa(p - 1),
+					"collio_collective_timeout": "15"}
+				for k, v := range st.hints {
+					h[k] = v
+				}
+				f, err := collio.Open(c, path, collio.ModeCreate|collio.ModeRdWr, h)
+				together(t, c, err, "%s: open", name)
+				if err != nil {
+					continue
+				}
+				_, err = f.WriteAtAll(pattern(rec, r, 1), int64(r*rec))
+				if r == p-1 {
+					if err == nil || !strings.Contains(err.Error(), "I/O error") && !strings.Contains(err.Error(), "EIO") {
+						t.Errorf("%s: the faulty rank's own call returned %v, want its EIO", name, err)
+					}
+				} else if err != nil {
+					t.Errorf("%s: rank %d's call returned %v before any agreement", name, r, err)
+				}
+				msg := expectError(t, c, nx.call(f, rec), collio.ErrIO, name+": the next synchronizing call", true)
+				want := fmt.Sprintf("an earlier collective call failed (call 1, write_at_all, on rank %d)", p-1)
+				if r == 0 && !strings.Contains(msg, want) {
+					t.Errorf("%s: error %q does not say %q", name, msg, want)
+				}
+				if nx.name == "close" {
+					continue
+				}
+				// Reported once: the file works again.
+				_, err = f.WriteAtAll(pattern(rec, r, 2), int64(r*rec))
+				together(t, c, err, "%s: a write after the error", name)
+				together(t, c, f.Close(), "%s: close", name)
+			}
+		}
+	})
+}
+
+// With deferred agreement and collective buffering disabled, collective
+// calls make no inter-rank communication, so ranks in different calls do
+// not meet at once: the file's next synchronizing call reports it on
+// every rank, and the file is usable again after that.
+func TestDeferredMismatchAtSync(t *testing.T) {
+	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+		p, r := c.Size(), c.Rank()
+		if p < 2 {
+			t.Skip("needs 2 ranks")
+		}
+		path := filepath.Join(mpitest.TempDir(t, c), "f")
+		seed(t, c, path, pattern(64*p, 9, 9))
+		f, err := collio.Open(c, path, collio.ModeRdWr,
+			collio.Hints{"romio_cb_write": "disable", "romio_cb_read": "disable", "collio_collective_timeout": "15"})
+		together(t, c, err, "open")
+		if err != nil {
+			return
+		}
+		buf := pattern(64, r, 1)
+		if r == 0 {
+			_, err = f.ReadAtAll(make([]byte, 64), int64(64*r))
+		} else {
+			_, err = f.WriteAtAll(buf, int64(64*r))
+		}
+		together(t, c, err, "unsynchronized calls")
+		msg := expectError(t, c, f.Sync(), collio.ErrNotSame, "sync after read_at_all against write_at_all", true)
+		if r == 0 && !strings.Contains(msg, "different collective transfers") {
+			t.Errorf("sync error %q does not name the mismatch", msg)
+		}
+		_, err = f.WriteAtAll(buf, int64(64*r))
+		together(t, c, err, "write after the mismatch")
+		together(t, c, f.Sync(), "sync after matching calls")
+		together(t, c, f.Close(), "close")
+	})
+}
