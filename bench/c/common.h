@@ -1,0 +1,89 @@
+/* Helpers shared by the C benchmarks (collperf.c, callcost.c): hint strings,
+ * size arguments, and the timing reduction. Header-only, so that each
+ * program is one `mpicc file.c` away. */
+#ifndef CBENCH_COMMON_H
+#define CBENCH_COMMON_H
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* parse_size reads a byte count with an optional k, m or g suffix (powers
+ * of 1024). It returns -1 on anything else. */
+static inline long long parse_size(const char *s)
+{
+	char *end;
+	long long v = strtoll(s, &end, 10);
+	if (end == s || v < 0)
+		return -1;
+	switch (*end) {
+	case '\0':
+		return v;
+	case 'k': case 'K':
+		v <<= 10;
+		break;
+	case 'm': case 'M':
+		v <<= 20;
+		break;
+	case 'g': case 'G':
+		v <<= 30;
+		break;
+	default:
+		return -1;
+	}
+	return end[1] == '\0' ? v : -1;
+}
+
+/* make_info turns "key=val,key=val" into an MPI_Info (MPI_INFO_NULL for an
+ * empty or NULL string). It returns -1 on a malformed pair. */
+static inline int make_info(const char *hints, MPI_Info *info)
+{
+	*info = MPI_INFO_NULL;
+	if (hints == NULL || *hints == '\0')
+		return 0;
+	char *copy = strdup(hints), *save = NULL;
+	MPI_Info_create(info);
+	for (char *kv = strtok_r(copy, ",", &save); kv != NULL; kv = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(kv, '=');
+		if (eq == NULL || eq == kv || eq[1] == '\0') {
+			free(copy);
+			MPI_Info_free(info);
+			return -1;
+		}
+		*eq = '\0';
+		MPI_Info_set(*info, kv, eq + 1);
+	}
+	free(copy);
+	return 0;
+}
+
+/* max_time is the longest of the ranks' times for a phase (a phase ends when
+ * its slowest rank is done). */
+static inline double max_time(double t)
+{
+	double m;
+	MPI_Allreduce(&t, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+	return m;
+}
+
+/* report_error prints an MPI error with its context on stderr. */
+static inline void report_error(int rank, const char *what, int err)
+{
+	char msg[MPI_MAX_ERROR_STRING];
+	int len = 0;
+	MPI_Error_string(err, msg, &len);
+	fprintf(stderr, "rank %d: %s: %s\n", rank, what, msg);
+}
+
+/* any_failed is true on every rank when one rank's flag is set. */
+static inline int any_failed(int bad)
+{
+	int all;
+	MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	return all;
+}
+
+#define MIB (1024.0 * 1024.0)
+
+#endif
