@@ -1,7 +1,10 @@
 # collio — build, test, run.
 #   make run    the main job: the collperf benchmark on a temporary directory
 #   make test   every test tier (unit, MPI at 4 and 3 ranks)
-#   make bench  collio vs the host MPI-IO variants on tmpfs and disk: results/bench.md (QUICK=1: small)
+#   make bench  collio vs the host MPI-IO variants on tmpfs and disk: results/bench.md, then make cbench
+#               (QUICK=1: small)
+#   make cbench the same C programs on the host MPI-IO and with libcollio preloaded: results/cbench.md
+#               (IOR=/path/to/ior adds IOR; knobs: scripts/cbench.sh -h)
 
 GO      ?= go
 NP      ?= 4
@@ -59,10 +62,18 @@ run: build
 	MPI_NP=$(NP) $(MPIEXEC) $(BIN)/collperf -dir $$dir; rc=$$?; rm -rf $$dir; exit $$rc
 
 # collperf under mpirun for collio and each host MPI-IO component, on /dev/shm and a disk directory,
-# then results/bench.md and results/bench.json (settings: see the top of scripts/bench.sh).
-.PHONY: bench e10bench
-bench: build
+# then results/bench.md and results/bench.json (settings: see the top of scripts/bench.sh); then cbench.
+# cbench: C programs (bench/c, and IOR when IOR=/path/to/ior is set) run plain on the host MPI-IO and
+# with bin/libcollio.so preloaded, in alternating launches: results/cbench.md and results/cbench.tsv
+# (docs/benchmarks.md). NP is passed to cbench only when set on the command line or in the environment
+# (its default is np 2 and 4).
+.PHONY: bench cbench e10bench
+bench: build lib
 	NP=$(NP) scripts/bench.sh
+	scripts/cbench.sh
+
+cbench: lib
+	scripts/cbench.sh
 
 # The E10 cache: perceived write bandwidth with and without the cache, and
 # the paper's model, over compute times (results/e10/e10.md; about a minute).
@@ -79,7 +90,8 @@ clean:
 # replacement of the host MPI's MPI_File_* functions (see cmd/libcollio/README.md).
 #   make lib                          bin/libcollio.so and bin/collio.h
 #   make install [PREFIX=/usr/local]  lib/libcollio.so, include/collio.h, lib/pkgconfig/collio.pc under PREFIX
-#   make test-c                       C programs on NP ranks: host MPI-IO vs collio linked and preloaded
+#   make test-c                       C programs on NP ranks: host MPI-IO vs collio linked and preloaded,
+#                                     and the C benchmarks (bench/c) once each, plain and preloaded, on 2 ranks
 PREFIX         ?= /usr/local
 COLLIO_VERSION ?= 0.1
 LIBCOLLIO_SRC  := $(shell find . -path ./bin -prune -o \( -name '*.go' ! -name '*_test.go' -o -path './cmd/libcollio/*.[ch]' \) -print 2>/dev/null) go.mod go.sum
@@ -96,5 +108,6 @@ install: lib
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(COLLIO_VERSION)|g' collio.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/collio.pc
 test-c: lib
 	@dir=$$(mktemp -d); $(MAKE) --no-print-directory install PREFIX=$$dir >/dev/null && \
-	NP=$(NP) testdata/c/run.sh $$dir $(BIN)/ctest; rc=$$?; rm -rf $$dir; exit $$rc
+	NP=$(NP) testdata/c/run.sh $$dir $(BIN)/ctest; rc=$$?; rm -rf $$dir; \
+	testdata/c/benchsmoke.sh $(BIN)/libcollio.so $(BIN)/ctest || rc=1; exit $$rc
 test: test-c
