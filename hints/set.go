@@ -27,18 +27,23 @@ func (s *Set) clone() *Set {
 }
 
 // declared returns key's entry, panicking if key is not in Table or not of
-// one of kinds: callers use the key constants, so this is a programming
+// kind or orKind (anyKind: any): callers use the key constants, so this is a programming
 // error, not bad user input.
-func (s *Set) declared(key string, kinds ...Kind) entry {
+func (s *Set) declared(key string, kind, orKind Kind) entry {
 	spec, ok := Lookup(key)
 	if !ok {
 		panic(fmt.Sprintf("hints: %q is not a declared hint", key))
 	}
-	if len(kinds) > 0 && !slices.Contains(kinds, spec.Kind) {
-		panic(fmt.Sprintf("hints: hint %s is of kind %v, not %v", key, spec.Kind, kinds))
+	if kind != anyKind && spec.Kind != kind && spec.Kind != orKind {
+		panic(fmt.Sprintf("hints: hint %s is of kind %v, not %v", key, spec.Kind, kind))
 	}
 	return s.entries[key]
 }
+
+// anyKind makes declared accept a hint of any kind. Two kind parameters,
+// not a variadic list: these accessors run in every collective call, and
+// a variadic slice escapes through the panic message.
+const anyKind Kind = -1
 
 // Int returns the value of an int or size hint; 0 when it has no value
 // (cb_nodes before open).
@@ -50,17 +55,17 @@ func (s *Set) Int(key string) int64 {
 
 // Enum returns the (lower-case) value of an enum hint.
 func (s *Set) Enum(key string) string {
-	return s.declared(key, KindEnum).value
+	return s.declared(key, KindEnum, KindEnum).value
 }
 
 // Bool returns the value of a bool hint.
 func (s *Set) Bool(key string) bool {
-	return s.declared(key, KindBool).value == True
+	return s.declared(key, KindBool, KindBool).value == True
 }
 
 // String returns the effective value of any declared hint as echoed.
 func (s *Set) String(key string) string {
-	return s.declared(key).value
+	return s.declared(key, anyKind, anyKind).value
 }
 
 // IsSet reports whether key was given by the user or the hints file (even
