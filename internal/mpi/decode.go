@@ -6,6 +6,7 @@ import "C"
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/collio/collio/layout"
 )
@@ -42,13 +43,27 @@ var otherCombiners = map[C.int]string{
 // extent are MPI's (see reconcile).
 func (t Datatype) Layout() (*layout.Type, error) { return t.decode() }
 
+// namedLayouts caches the layouts of predefined datatypes by handle: they
+// are decoded in every transfer from C (MPI_BYTE, MPI_INT, ...), their
+// handles are never freed, and so never reused for another type. Derived
+// types are decoded each time: a freed handle may come back as another
+// type.
+var namedLayouts sync.Map
+
 func (t Datatype) decode() (*layout.Type, error) {
+	if lt, ok := namedLayouts.Load(t.t); ok {
+		return lt.(*layout.Type), nil
+	}
 	env, err := t.envelope()
 	if err != nil {
 		return nil, err
 	}
 	if env.combiner == C.MPI_COMBINER_NAMED {
-		return decodeNamed(t)
+		lt, err := decodeNamed(t)
+		if err == nil {
+			namedLayouts.Store(t.t, lt)
+		}
+		return lt, err
 	}
 	name, ok := combinerNames[env.combiner]
 	if !ok {
