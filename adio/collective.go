@@ -153,7 +153,8 @@ func (f *File) noAgreement(write bool) (reason string, ok bool) {
 // unsynchronized runs a collective transfer with no inter-rank
 // communication: each rank does its part with independent I/O. Without
 // the ranks' ranges, writes take byte-range locks unless no rank can
-// read-modify-write (romio_ds_write=disable, or a write-only file). An
+// read-modify-write (romio_ds_write=disable, a write-only file, or every
+// rank's view contiguous). An
 // error is this rank's at once and every rank's at the next
 // synchronizing call.
 func (f *File) unsynchronized(op string, write bool, reason string, v View, a Access, off int64, advance bool, start time.Time) (int64, error) {
@@ -162,7 +163,7 @@ func (f *File) unsynchronized(op string, write bool, reason string, v View, a Ac
 	var n int64
 	var err error
 	if write {
-		n, err = f.writeAt(op, v, a, off, !f.sieves(true))
+		n, err = f.writeAt(op, v, a, off, !f.sieves(true) || f.viewsContiguous)
 	} else {
 		n, err = f.readAt(op, v, a, off)
 	}
@@ -225,11 +226,14 @@ func (f *File) enter(op string, write bool, v View, a Access, off int64, local e
 		}
 	}
 	const width = 13
-	send := make([]byte, 8*width)
+	// The record buffers live as long as the file: a call allocates none.
+	if len(f.entryAll) != 8*width*(1+f.comm.Size()) {
+		f.entryAll = make([]byte, 8*width*(1+f.comm.Size()))
+	}
+	send, all := f.entryAll[:8*width], f.entryAll[8*width:]
 	for i, x := range rec {
 		binary.LittleEndian.PutUint64(send[8*i:], uint64(x))
 	}
-	all := make([]byte, len(send)*f.comm.Size())
 	timeout := time.Duration(f.hints.Int(hints.CollioCollectiveTimeout)) * time.Second
 	if err := agree.AllgatherWithin(f.comm, send, all, timeout, op); err != nil {
 		f.broken = ioerr.Wrap(err, op, f.path, f.rank())

@@ -55,10 +55,18 @@ type File struct {
 	// owed is the error of a collective transfer whose ranks did not
 	// agree on its outcome (collio_error_agreement=deferred): the file's
 	// next synchronizing call returns it on every rank.
-	owed   error
-	broken error        // set when a collective timed out: the communicator is unusable
-	last   metrics.Call // the last collective call on this rank
-	total  metrics.Call // all collective calls since open
+	owed error
+	// viewsContiguous: every rank's current view has a contiguous
+	// filetype (agreed at set_view), so no access maps to several runs and
+	// no rank can read-modify-write another's bytes: independent writes
+	// need no locks, with or without a barrier after them.
+	viewsContiguous bool
+	// entryAll holds a collective transfer's entry record and every
+	// rank's, reused from call to call.
+	entryAll []byte
+	broken   error        // set when a collective timed out: the communicator is unusable
+	last     metrics.Call // the last collective call on this rank
+	total    metrics.Call // all collective calls since open
 	// buffers are the two-phase exchange buffers, kept between calls (they
 	// grow only on aggregators) and dropped at close.
 	buffers twophase.Buffers

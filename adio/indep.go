@@ -2,6 +2,7 @@ package adio
 
 import (
 	"errors"
+	"io"
 
 	"github.com/collio/collio/hints"
 	"github.com/collio/collio/internal/ioerr"
@@ -128,6 +129,9 @@ func (f *File) writeAt(op string, v View, a Access, off int64, alone bool) (int6
 		}
 		defer unlock()
 	}
+	if fo, ok := oneRun(v, a, off); ok {
+		return f.writeOneRun(op, a.Buf[:a.Size()], fo, !atomic && !alone)
+	}
 	b := &batcher{
 		f:         f.f,
 		mem:       a.Buf,
@@ -166,6 +170,9 @@ func (f *File) readAt(op string, v View, a Access, off int64) (int64, error) {
 		}
 		defer unlock()
 	}
+	if fo, ok := oneRun(v, a, off); ok {
+		return f.readOneRun(op, a.Buf[:a.Size()], fo)
+	}
 	b := &batcher{
 		f:         f.f,
 		mem:       a.Buf,
@@ -183,4 +190,45 @@ func (f *File) readAt(op string, v View, a Access, off int64) (int64, error) {
 		return got, f.wrap(err, op)
 	}
 	return got, nil
+}
+
+// oneRun reports whether an access is one contiguous buffer going to one
+// contiguous file range, and where that range starts: contiguous memory
+// through a view whose filetype is contiguous. Such transfers, the most
+// common small ones (IOR, checkpoints of one array per rank), skip the
+// piece walk and the batching and make one system call.
+func oneRun(v View, a Access, off int64) (fileOff int64, ok bool) {
+	if !a.contiguous() || !v.Filetype.IsContiguous() || v.Filetype.Size() == 0 {
+		return 0, false
+	}
+	return v.Disp + v.Filetype.LB() + off*v.Etype.Size(), true
+}
+
+// writeOneRun writes p at fileOff, under an exclusive lock of its range
+// when another rank may read-modify-write there (lock).
+func (f *File) writeOneRun(op string, p []byte, fileOff int64, lock bool) (int64, error) {
+	if lock {
+		if err := f.f.Lock(fileOff, int64(len(p)), true); err != nil {
+			return 0, f.wrap(err, op)
+		}
+		defer f.f.Unlock(fileOff, int64(len(p)))
+	}
+	if _, err := f.f.WriteAt(p, fileOff); err != nil {
+		return 0, f.wrap(err, op)
+	}
+	return int64(len(p)), nil
+}
+
+// readOneRun reads p at fileOff; bytes past end of file read as zeros and
+// are not counted, as in the batched path.
+func (f *File) readOneRun(op string, p []byte, fileOff int64) (int64, error) {
+	n, err := f.f.ReadAt(p, fileOff)
+	if errors.Is(err, io.EOF) {
+		clear(p[n:])
+		err = nil
+	}
+	if err != nil {
+		return int64(n), f.wrap(err, op)
+	}
+	return int64(n), nil
 }

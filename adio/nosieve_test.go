@@ -148,6 +148,52 @@ func TestDeferredSeparateWritesLockTheirRangeOnce(t *testing.T) {
 	}
 }
 
+// With every rank's view contiguous no access has several runs, so no
+// rank can read-modify-write another's bytes: writes take no locks, even
+// with no communication at all; one rank with a noncontiguous view makes
+// every rank lock again.
+func TestContiguousViewsWriteWithoutLocks(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		hints   map[string]string
+		strided int // rank with a noncontiguous view; -1: none
+		locks   bool
+	}{
+		{"cb_disable", map[string]string{"romio_cb_write": "disable"}, -1, false},
+		{"automatic", nil, -1, false},
+		{"cb_disable, rank 1 strided", map[string]string{"romio_cb_write": "disable"}, 1, true},
+	} {
+		path := tempPath(t, "f")
+		locksTaken.Store(0)
+		world(t, 3, func(c comm.Comm) error {
+			r := c.Rank()
+			f, err := Open(c, "lockcount:"+path, ModeCreate|ModeRdWr, OpenOptions{Hints: tc.hints})
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			v := View{Disp: int64(r) << 16, Etype: layout.Byte, Filetype: layout.Byte}
+			if r == tc.strided {
+				v.Filetype = must(layout.Resized(layout.Bytes(1024), 0, 4096))
+			}
+			if err := f.SetView(v, nil); err != nil {
+				return err
+			}
+			for i := range 4 {
+				if _, err := f.WriteAtAll(Bytes(rankData(r, 1024)), int64(1024*i)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if tc.locks {
+			require.Positive(t, locksTaken.Load(), tc.name)
+		} else {
+			require.Zero(t, locksTaken.Load(), tc.name)
+		}
+	}
+}
+
 // mayWriteSieve answers no only where no write window can have holes.
 func TestMayWriteSieve(t *testing.T) {
 	world(t, 1, func(c comm.Comm) error {

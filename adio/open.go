@@ -55,7 +55,7 @@ func Open(c comm.Comm, path string, mode Mode, opts OpenOptions) (*File, error) 
 	if err != nil {
 		return nil, ioerr.Wrap(err, "open", path, c.Rank())
 	}
-	f := &File{comm: dc, path: path, mode: mode, view: DefaultView(), dsWriteOK: true, stderr: stderr}
+	f := &File{comm: dc, path: path, mode: mode, view: DefaultView(), viewsContiguous: true, dsWriteOK: true, stderr: stderr}
 	if err := f.open(opts, getenv); err != nil {
 		dc.Free()
 		return nil, err

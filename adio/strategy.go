@@ -246,7 +246,7 @@ func (independent) write(c *call) error {
 	defer c.f.timeIndependentIO()()
 	interleaved := twophase.Interleaved(c.ranges)
 	alone := !interleaved || c.f.callNoSieve
-	if alone && c.deferred && c.f.sieves(true) && c.access.Size() > 0 {
+	if alone && c.deferred && c.f.sieves(true) && !c.f.viewsContiguous && c.access.Size() > 0 {
 		// Lock-free writes are safe until the other ranks pass a
 		// barrier; with no closing agreement a rank may go on to an
 		// independent sieving write whose window covers this rank's

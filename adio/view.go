@@ -64,18 +64,24 @@ func (f *File) SetView(v View, hintsIn map[string]string) error {
 	if err := f.agree("set_view", err); err != nil {
 		return err
 	}
-	// MPI requires the same etype (size) on every rank.
-	var mine [8]byte
+	// MPI requires the same etype (size) on every rank. Each rank also
+	// tells whether its filetype is contiguous.
+	var mine [16]byte
 	binary.LittleEndian.PutUint64(mine[:], uint64(v.Etype.Size()))
-	all := make([]byte, 8*f.comm.Size())
+	if v.Filetype.IsContiguous() {
+		mine[8] = 1
+	}
+	all := make([]byte, 16*f.comm.Size())
 	if err := f.comm.Allgather(mine[:], all); err != nil {
 		return f.wrap(err, "set_view")
 	}
+	contiguous := true
 	for r := 0; r < f.comm.Size(); r++ {
-		if s := int64(binary.LittleEndian.Uint64(all[8*r:])); s != v.Etype.Size() {
+		if s := int64(binary.LittleEndian.Uint64(all[16*r:])); s != v.Etype.Size() {
 			return &ioerr.Error{Class: ioerr.ErrNotSame, Op: "set_view", Path: f.path, Rank: -1,
 				Msg: "ranks passed etypes of different sizes"}
 		}
+		contiguous = contiguous && all[16*r+8] == 1
 	}
 	if len(hintsIn) > 0 {
 		if err := hints.CheckSame(f.comm, newHints); err != nil {
@@ -83,7 +89,7 @@ func (f *File) SetView(v View, hintsIn map[string]string) error {
 		}
 	}
 	f.mu.Lock()
-	f.view, f.fp, f.hints = v, 0, newHints
+	f.view, f.fp, f.hints, f.viewsContiguous = v, 0, newHints, contiguous
 	f.mu.Unlock()
 	return nil
 }
