@@ -96,7 +96,12 @@ type File struct {
 }
 
 // Comm returns the file's private communicator.
-func (f *File) Comm() comm.Comm { return f.comm }
+func (f *File) Comm() comm.Comm {
+	if sc, ok := f.comm.(shapedComm); ok {
+		return sc.Comm
+	}
+	return f.comm
+}
 
 // Path returns the path the file was opened with.
 func (f *File) Path() string { return f.path }

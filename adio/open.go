@@ -55,7 +55,7 @@ func Open(c comm.Comm, path string, mode Mode, opts OpenOptions) (*File, error) 
 	if err != nil {
 		return nil, ioerr.Wrap(err, "open", path, c.Rank())
 	}
-	f := &File{comm: dc, path: path, mode: mode, view: DefaultView(), viewsContiguous: true, dsWriteOK: true, stderr: stderr}
+	f := &File{comm: shaped(dc), path: path, mode: mode, view: DefaultView(), viewsContiguous: true, dsWriteOK: true, stderr: stderr}
 	if err := f.open(opts, getenv); err != nil {
 		dc.Free()
 		return nil, err
@@ -392,3 +392,19 @@ func (f *File) openCache() error {
 	}
 	return nil
 }
+
+// shapedComm remembers a communicator's rank and size, which never change:
+// asking MPI costs a cgo call, several times in every collective call.
+type shapedComm struct {
+	comm.Comm
+	rank, size int
+}
+
+func shaped(c comm.Comm) comm.Comm { return shapedComm{Comm: c, rank: c.Rank(), size: c.Size()} }
+
+func (c shapedComm) Rank() int { return c.rank }
+func (c shapedComm) Size() int { return c.size }
+
+// Unwrap gives the communicator underneath, for code that looks for its
+// type (virtual nodes, counting).
+func (c shapedComm) Unwrap() comm.Comm { return c.Comm }

@@ -164,7 +164,7 @@ func (f *File) autoAggregators() bool {
 // those chosen at open from cb_nodes and cb_config_list (ROMIO: one per
 // node).
 func (f *File) callAggregators(name string) []int {
-	if !f.autoAggregators() {
+	if name == hints.StrategyIndependent || !f.autoAggregators() {
 		return f.aggs
 	}
 	n := f.comm.Size()

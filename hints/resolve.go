@@ -62,7 +62,7 @@ func newBuilder(from *Set, lenient bool) *builder {
 func defaults() *Set {
 	s := &Set{entries: make(map[string]entry, len(Table))}
 	for _, spec := range Table {
-		s.entries[spec.Key] = entry{value: spec.Default, source: SourceDefault}
+		s.entries[spec.Key] = entry{value: spec.Default, source: SourceDefault, decl: true, kind: spec.Kind}
 	}
 	return s
 }
@@ -163,5 +163,5 @@ func (b *builder) apply(key, value, source, where, when string) {
 		}
 		return
 	}
-	b.set.entries[key] = entry{value: norm, source: source, given: true}
+	b.set.entries[key] = entry{value: norm, source: source, given: true, decl: true, kind: spec.Kind}
 }

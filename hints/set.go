@@ -20,6 +20,10 @@ type entry struct {
 	value  string
 	source string // SourceDefault, SourceFile, SourceUser or SourceDerived
 	given  bool   // set by the user or the hints file at some point
+	// decl and kind: the key is in Table, of this kind (kept here so that
+	// a typed read costs one map lookup).
+	decl bool
+	kind Kind
 }
 
 func (s *Set) clone() *Set {
@@ -30,14 +34,14 @@ func (s *Set) clone() *Set {
 // kind or orKind (anyKind: any): callers use the key constants, so this is a programming
 // error, not bad user input.
 func (s *Set) declared(key string, kind, orKind Kind) entry {
-	spec, ok := Lookup(key)
-	if !ok {
+	e := s.entries[key]
+	if !e.decl {
 		panic(fmt.Sprintf("hints: %q is not a declared hint", key))
 	}
-	if kind != anyKind && spec.Kind != kind && spec.Kind != orKind {
-		panic(fmt.Sprintf("hints: hint %s is of kind %v, not %v", key, spec.Kind, kind))
+	if kind != anyKind && e.kind != kind && e.kind != orKind {
+		panic(fmt.Sprintf("hints: hint %s is of kind %v, not %v", key, e.kind, kind))
 	}
-	return s.entries[key]
+	return e
 }
 
 // anyKind makes declared accept a hint of any kind. Two kind parameters,
@@ -94,7 +98,7 @@ func (s *Set) With(key, value string) (*Set, error) {
 		return nil, ioerr.New(ioerr.ErrBadHint, "", "derived %v", err)
 	}
 	c := s.clone()
-	c.entries[key] = entry{value: norm, source: SourceDerived, given: s.entries[key].given}
+	c.entries[key] = entry{value: norm, source: SourceDerived, given: s.entries[key].given, decl: true, kind: spec.Kind}
 	return c, nil
 }
 
