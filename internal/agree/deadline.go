@@ -25,6 +25,10 @@ const (
 // the call) returns an error instead of hanging. After a timeout the
 // communicator must not be used again: the gather is still pending.
 func AllgatherWithin(c comm.Comm, send, recv []byte, timeout time.Duration, what string) error {
+	if c.Size() == 1 && len(recv) == len(send) {
+		copy(recv, send) // nobody to wait for
+		return nil
+	}
 	req, err := c.Iallgather(send, recv)
 	if err != nil {
 		return err
