@@ -157,6 +157,9 @@ func Struct(blocklens []int, displs []int64, types []*Type) (*Type, error) {
 }
 
 func structOf(op string, blocklens []int, displs []int64, types []*Type) (*Type, error) {
+	if t, ok := listOfContiguous(op, blocklens, displs, types); ok {
+		return t, nil
+	}
 	var b builder
 	var bd bounds
 	items := make([]node, 0, len(blocklens))
