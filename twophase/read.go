@@ -222,7 +222,8 @@ func (e *engine) readWindow(st *roundState) (r ioResult) {
 		}
 		defer f.Unlock(span.Start, span.Len())
 	}
-	if _, _, overlaps := shape(st.sorted); !overlaps {
+	held := e.own && st.self != nil && !e.j.Atomic // see readRuns
+	if _, _, overlaps := shape(st.sorted); !overlaps && (held || !smallPieces(st.sorted)) {
 		// Read straight into each source's slot of the send buffer: one
 		// preadv per run, small gaps read into scratch (data sieving
 		// without the copy out of a window).
@@ -234,8 +235,8 @@ func (e *engine) readWindow(st *roundState) (r ioResult) {
 		}
 		return r
 	}
-	// Overlapping requests: read the span of each window range once (at
-	// most cb_buffer_size), copy each piece out.
+	// Overlapping requests, or tiny pieces: read the span of each window
+	// range once (at most cb_buffer_size), copy each piece out.
 	sorted := st.sorted
 	for _, w := range st.win {
 		var seg []entry
