@@ -10,6 +10,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
 	"unsafe"
 
 	"github.com/collio/collio/adio"
@@ -59,6 +60,7 @@ func collioGoRoute(path *C.char) C.int {
 //export collioGoOpen
 func collioGoOpen(commp unsafe.Pointer, path *C.char, amode C.int, info unsafe.Pointer, flags C.int, out *C.uintptr_t) C.int {
 	*out = 0
+	start := time.Now()
 	// Before adio.Open: a failed open may leave a deferred close behind.
 	C.collio_note_open()
 	p := C.GoString(path)
@@ -75,7 +77,8 @@ func collioGoOpen(commp unsafe.Pointer, path *C.char, amode C.int, info unsafe.P
 		af.Close()
 		return fail(errCode(C.MPI_ERR_INTERN, "adio's communicator is not an MPI communicator"))
 	}
-	f := &file{f: af, comm: fc, path: p, etype: C.collio_type_byte(), ftype: C.collio_type_byte(), datarep: "native"}
+	f := &file{f: af, comm: fc, path: p, etype: C.collio_type_byte(), ftype: C.collio_type_byte(), datarep: "native",
+		stats: newFileStats(rank, start)}
 	if err := f.openSharedPointer(); err != nil {
 		af.Close()
 		return fail(err)
@@ -102,6 +105,9 @@ func collioGoClose(h C.uintptr_t, eh *unsafe.Pointer) C.int {
 	}
 	unregister(f)
 	*eh = unsafe.Pointer(f.eh)
+	if f.stats != nil {
+		f.report() // collective, before the file's communicator goes
+	}
 	werr := f.closeSharedPointer()
 	C.collio_type_drop(f.etype)
 	C.collio_type_drop(f.ftype)

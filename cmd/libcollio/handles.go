@@ -42,6 +42,11 @@ type file struct {
 	win    C.MPI_Win
 	hasWin bool
 
+	// stats counts the calls for the report at close (COLLIO_STATS; nil
+	// when off); xoff is where the last shared or ordered transfer began.
+	stats *fileStats
+	xoff  int64
+
 	// The split collective in progress (MPI allows one per file).
 	split struct {
 		active bool

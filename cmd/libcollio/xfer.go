@@ -5,6 +5,7 @@ import "C"
 
 import (
 	"encoding/binary"
+	"errors"
 	"io"
 	"unsafe"
 
@@ -89,6 +90,17 @@ func (f *file) xfer(op int, off int64, buf unsafe.Pointer, count int64, dt unsaf
 		acc = adio.Access{Err: local}
 	}
 
+	var cs callStart
+	if f.stats != nil {
+		o := int64(-1)
+		switch kind {
+		case C.COLLIO_XAT, C.COLLIO_XAT_ALL:
+			o = off
+		case C.COLLIO_XIND, C.COLLIO_XALL:
+			o = f.f.Position()
+		}
+		cs, f.xoff = f.stats.begin(f, o), -1
+	}
 	var n int64
 	var err error
 	switch kind {
@@ -114,6 +126,9 @@ func (f *file) xfer(op int, off int64, buf unsafe.Pointer, count int64, dt unsaf
 		n, err = f.ordered(acc, read, local)
 	default:
 		err = errCode(C.MPI_ERR_INTERN, "unknown transfer kind %d", kind)
+	}
+	if f.stats != nil {
+		f.stats.end(f, cs, collective, read, f.xoff, acc.Size(), n, errors.Join(local, err))
 	}
 	if local != nil {
 		return 0, local
@@ -224,6 +239,7 @@ func (f *file) shared(acc adio.Access, read bool) (int64, error) {
 	if err := mpiErr(C.collio_shfp_fetch_add(f.win, C.longlong(k), &old), "advancing the shared file pointer"); err != nil {
 		return 0, err
 	}
+	f.xoff = int64(old)
 	return pick(read, f.f.ReadAt, f.f.WriteAt)(acc, int64(old))
 }
 
@@ -267,6 +283,7 @@ func (f *file) ordered(acc adio.Access, read bool, local error) (int64, error) {
 		return 0, mpiErr(rc, "advancing the shared file pointer")
 	}
 	base := int64(binary.LittleEndian.Uint64(msg[:]))
+	f.xoff = base + before
 	return pick(read, f.f.ReadAtAll, f.f.WriteAtAll)(acc, base+before)
 }
 

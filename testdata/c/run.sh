@@ -10,7 +10,8 @@
 # plain binary with mpirun -x LD_PRELOAD=libcollio.so. The files each run
 # writes must be byte-identical to the host MPI-IO's. capi (collio.h, hints
 # config, pass-through, COLLIO_VERBOSE) and e10's failing deferred close run
-# linked only, e10 without files preloaded only.
+# linked only, e10 without files preloaded only. stats checks the per-file
+# report of COLLIO_STATS (text preloaded, JSON linked; statscheck.py).
 set -u
 prefix=$1
 build=$2
@@ -34,6 +35,8 @@ for t in basic misc nonblocking shared e10; do
 	cc $cflags -o "$build/$t.collio" "$here/$t.c" $(pkg-config --cflags --libs collio) -ldl || fail "compile $t against collio"
 done
 cc $cflags -o "$build/capi" "$here/capi.c" $(pkg-config --cflags --libs collio) -ldl || fail "compile capi"
+mpicc $cflags -o "$build/stats.host" "$here/stats.c" -ldl || fail "compile stats"
+cc $cflags -o "$build/stats.collio" "$here/stats.c" $(pkg-config --cflags --libs collio) -ldl || fail "compile stats against collio"
 [ $failed = 0 ] || exit 1
 
 out=$(mktemp -d "${TMPDIR:-/tmp}/collio-c.XXXXXX")
@@ -73,6 +76,44 @@ grep -q 'MPI_File_read_at -> collio' "$out/capi.err" || fail "capi: COLLIO_VERBO
 grep -q 'warning: COLLIO_HINTS_CONFIG=.*bad.json ignored' "$out/capi.err" || fail "capi: no warning about the malformed config"
 [ "$(grep -c 'warning: COLLIO_HINTS_CONFIG=' "$out/capi.err")" = 1 ] || fail "capi: the config warning is not printed exactly once"
 [ $rc = 0 ] && echo "ok   capi: collio.h API, hints config, pass-through, COLLIO_VERBOSE"
+
+# stats: COLLIO_STATS. The file must equal the host MPI-IO's; preloaded with
+# COLLIO_STATS=1, rank 0's report on stderr names the file and the rank
+# count, counts 5 collective writes of 448 KiB and 3,073 pieces per rank, and
+# lists the strategies with their reasons; linked with COLLIO_STATS=path
+# (%p: rank 0's pid), the same as one line of valid JSON (statscheck.py).
+before=$failed
+failed=0
+mkdir -p "$out/stats.host" "$out/stats.preload" "$out/stats.linked"
+COLLIO_EXPECT=0 $mpirun -x COLLIO_EXPECT "$build/stats.host" "$out/stats.host" >/dev/null || fail "stats (host) exited with $?"
+COLLIO_EXPECT=1 COLLIO_STATS=1 $mpirun -x COLLIO_EXPECT -x COLLIO_STATS -x LD_PRELOAD="$lib" "$build/stats.host" \
+	"$out/stats.preload" >/dev/null 2>"$out/stats.err" || { cat "$out/stats.err"; fail "stats (preload) exited with $?"; }
+COLLIO_EXPECT=1 COLLIO_STATS="$out/stats.%p.json" $mpirun -x COLLIO_EXPECT -x COLLIO_STATS "$build/stats.collio" \
+	"$out/stats.linked" >/dev/null || fail "stats (linked) exited with $?"
+for mode in preload linked; do
+	cmp -s "$out/stats.host/stats.dat" "$out/stats.$mode/stats.dat" || fail "stats ($mode): stats.dat differs from the host MPI-IO's"
+done
+mib=$(awk -v n="$np" 'BEGIN { printf "%.2f", n * 448 / 1024 }')
+for want in "^collio stats: $out/stats.preload/stats.dat\$" "^  $np ranks*, open to close [0-9.]* ms" \
+	"^  collective writes  *5  *[0-9,]*  *$mib  *5  *3,073  *0\\.44\$" "^  collective reads  *1 " \
+	"^  independent writes  *$np " \
+	"^ *1  write_at_all  *independent  *1  *no interleaving between ranks" \
+	"^ *1  write_at_all  *independent  *4  *romio_cb_write=disable" "^ *1  write_at_all  *[a-z]*  *5  *romio_cb_write=enable" \
+	"^    file I/O  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*\$" "^    I/O not hidden "; do
+	grep -q -- "$want" "$out/stats.err" || fail "stats: the COLLIO_STATS=1 report has no line matching '$want'"
+done
+[ "$(grep -c '^collio stats:' "$out/stats.err")" = 1 ] || fail "stats: not exactly one text report"
+[ $failed = 0 ] || cat "$out/stats.err"
+json=$(ls "$out"/stats.*.json 2>/dev/null)
+if [ "$(wc -w <<<"$json")" != 1 ]; then
+	fail "stats: COLLIO_STATS=$out/stats.%p.json wrote these files: $json"
+elif ! python3 -m json.tool --json-lines "$json" >/dev/null; then
+	fail "stats: $json is not valid JSON Lines"
+elif ! python3 "$here/statscheck.py" "$json" "$np" "$out/stats.linked/stats.dat"; then
+	fail "stats: the JSON report's counts are wrong"
+fi
+[ $failed = 0 ] && echo "ok   stats: COLLIO_STATS=1 report (preloaded), COLLIO_STATS=path JSON (linked)"
+[ $before = 0 ] || failed=1
 
 # e10: a deferred close whose copies fail on rank 1 fails MPI_Finalize on
 # every rank, and rank 1 alone says why.

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/collio/collio/adio"
+	"github.com/collio/collio/metrics"
+)
+
+// Per-file reports (COLLIO_STATS). With COLLIO_STATS set at open, every
+// rank counts its calls on the file (metrics.FileCounters: collective
+// calls from adio's record of each call, independent ones timed here);
+// MPI_File_close gathers the counters to every rank in one fixed-size
+// Allgather (about 600 bytes per rank) before the file is closed, and rank
+// 0 prints the report: COLLIO_STATS=1 as text on stderr, COLLIO_STATS=path
+// as one line of JSON appended to path (JSON Lines; "%p" in path becomes
+// rank 0's process id, "%%" a percent sign). Unset, 0 or empty: nothing
+// is counted, and close has no extra collective.
+
+// fileStats is one rank's account of one open file.
+type fileStats struct {
+	dest       string // "1": text on stderr; else a path template
+	opened     time.Time
+	counters   metrics.FileCounters
+	strategies metrics.Strategies // kept on rank 0 only
+	seq        int64              // collective calls so far
+	rank       int
+}
+
+// newFileStats reads COLLIO_STATS; nil when reports are off.
+func newFileStats(rank int, opened time.Time) *fileStats {
+	v := strings.TrimSpace(getenv("COLLIO_STATS"))
+	if v == "" || v == "0" {
+		return nil
+	}
+	return &fileStats{dest: v, opened: opened, rank: rank}
+}
+
+// callStart is what a transfer notes before it runs, for its record.
+type callStart struct {
+	at     time.Time
+	view   adio.View
+	offset int64 // etypes, where the view starts the transfer (-1: not known yet)
+}
+
+// begin notes the start time, the view and offset (etypes; -1 for shared
+// and ordered calls, whose offset is known later: file.xoff).
+func (s *fileStats) begin(f *file, offset int64) callStart {
+	return callStart{at: time.Now(), view: f.f.View(), offset: offset}
+}
+
+// end records a transfer that began with cs. offset is where shared and
+// ordered calls started (-1: unknown); requested is the access size.
+func (s *fileStats) end(f *file, cs callStart, collective, read bool, offset, requested, n int64, err error) {
+	if cs.offset >= 0 {
+		offset = cs.offset
+	}
+	pieces := int64(0)
+	if offset >= 0 {
+		pieces = metrics.PiecesOf(cs.view.Filetype, offset*cs.view.Etype.Size(), requested)
+	} else if requested > 0 {
+		pieces = metrics.PiecesOf(cs.view.Filetype, 0, requested)
+	}
+	if !collective {
+		s.counters.AddIndependent(!read, n, pieces, time.Since(cs.at), err != nil)
+		return
+	}
+	s.seq++
+	if err != nil {
+		s.counters.AddFailedCollective(!read)
+		return
+	}
+	last, _ := f.f.Stats()
+	s.counters.AddCollective(last, pieces)
+	if s.rank == 0 {
+		s.strategies.Add(s.seq, last)
+	}
+}
+
+// report gathers every rank's counters and has rank 0 print or append
+// the file's report. It is collective (close calls it on every rank).
+func (f *file) report() {
+	s := f.stats
+	s.counters.Open = time.Since(s.opened)
+	c := f.comm
+	mine := s.counters.Encode()
+	all := make([]byte, len(mine)*c.Size())
+	if err := c.Allgather(mine, all); err != nil {
+		if c.Rank() == 0 {
+			fmt.Fprintf(os.Stderr, "collio: COLLIO_STATS: no report for %s: gathering the ranks' counters failed: %v\n", f.path, err)
+		}
+		return
+	}
+	if c.Rank() != 0 {
+		return
+	}
+	ranks := make([]metrics.FileCounters, c.Size())
+	for r := range ranks {
+		var err error
+		if ranks[r], err = metrics.DecodeFileCounters(all[r*len(mine) : (r+1)*len(mine)]); err != nil {
+			fmt.Fprintf(os.Stderr, "collio: COLLIO_STATS: no report for %s: %v\n", f.path, err)
+			return
+		}
+	}
+	rep := metrics.Aggregate(f.path, absPath(f.path), ranks, s.strategies.Groups)
+	rep.Closed = time.Now().Format(time.RFC3339)
+	if err := writeReport(&rep, s.dest); err != nil {
+		fmt.Fprintf(os.Stderr, "collio: COLLIO_STATS: %v\n", err)
+	}
+}
+
+// writeReport prints rep on stderr (dest "1") or appends it as one JSON
+// line to the file dest names.
+func writeReport(rep *metrics.FileReport, dest string) error {
+	if dest == "1" {
+		return rep.Text(os.Stderr)
+	}
+	line, err := json.Marshal(rep)
+	if err != nil {
+		return err
+	}
+	name := statsPath(dest, os.Getpid())
+	out, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("cannot write the report of %s: %v", rep.Path, err)
+	}
+	// One write per report: appends from several processes do not mix.
+	_, err = out.Write(append(line, '\n'))
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("writing the report of %s to %s: %v", rep.Path, name, err)
+	}
+	return nil
+}
+
+// statsPath expands %p (the process id) and %% in a COLLIO_STATS path.
+func statsPath(tmpl string, pid int) string {
+	var b strings.Builder
+	for i := 0; i < len(tmpl); i++ {
+		if tmpl[i] != '%' || i+1 == len(tmpl) {
+			b.WriteByte(tmpl[i])
+			continue
+		}
+		switch tmpl[i+1] {
+		case 'p':
+			b.WriteString(strconv.Itoa(pid))
+			i++
+		case '%':
+			b.WriteByte('%')
+			i++
+		default:
+			b.WriteByte('%')
+		}
+	}
+	return b.String()
+}
