@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/collio/collio/adio"
+	"github.com/collio/collio/internal/ioerr"
 	"github.com/collio/collio/metrics"
 )
 
@@ -30,6 +32,9 @@ type fileStats struct {
 	strategies metrics.Strategies // kept on rank 0 only
 	seq        int64              // collective calls so far
 	rank       int
+	// timedOut: a collective call timed out (collio_collective_timeout),
+	// so a rank may never reach close, and the gathering is skipped.
+	timedOut bool
 }
 
 // newFileStats reads COLLIO_STATS; nil when reports are off.
@@ -72,6 +77,7 @@ func (s *fileStats) end(f *file, cs callStart, collective, read bool, offset, re
 	}
 	s.seq++
 	if err != nil {
+		s.timedOut = s.timedOut || errors.Is(err, ioerr.ErrTimeout)
 		s.counters.AddFailedCollective(!read)
 		return
 	}
@@ -88,6 +94,12 @@ func (f *file) report() {
 	s := f.stats
 	s.counters.Open = time.Since(s.opened)
 	c := f.comm
+	if s.timedOut {
+		// Every rank that reaches close timed out too (the entry of a
+		// collective call has a deadline on every rank), so all skip.
+		fmt.Fprintf(os.Stderr, "collio[%d]: COLLIO_STATS: no report for %s: a collective call timed out\n", worldRank(), f.path)
+		return
+	}
 	mine := s.counters.Encode()
 	all := make([]byte, len(mine)*c.Size())
 	if err := c.Allgather(mine, all); err != nil {
