@@ -1,10 +1,10 @@
 package twophase
 
 import (
-	"container/heap"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -149,8 +149,8 @@ func newEngine(j *Job) (*engine, error) {
 		st.src = make([][]extent, n)
 		st.srcBytes = make([]int64, n)
 	}
-	e.countsSend = make([]byte, 16*n)
-	e.countsRecv = make([]byte, 16*n)
+	e.countsSend = make([]byte, countsWidth*n)
+	e.countsRecv = make([]byte, countsWidth*n)
 	e.scounts, e.sdispls = make([]int, n), make([]int, n)
 	e.rcounts, e.rdispls = make([]int, n), make([]int, n)
 	e.stats.Rounds = e.rounds
@@ -462,35 +462,36 @@ func (e *engine) requests(m int, st *roundState) error {
 	}
 	defer metrics.Timer(&e.stats.ReqExchange)()
 
-	clear(e.countsSend)
-	for i, a := range e.aggs {
-		binary.LittleEndian.PutUint64(e.countsSend[16*a:], uint64(len(st.mine[i])))
-		binary.LittleEndian.PutUint64(e.countsSend[16*a+8:], uint64(st.n[i]))
-	}
-	if err := e.j.Comm.Alltoall(e.countsSend, e.countsRecv, 16); err != nil {
-		return err
-	}
-	e.count(e.countsSend, e.countsRecv, 16)
-
-	// The lists, in peer rank order.
+	// The lists, in peer rank order, compact: each piece as the signed
+	// varint of its offset from the end of the previous one and the
+	// uvarint of its length (2-3 bytes for E3SM's pieces, not 16).
 	send := e.metaSend.appendTo()
+	clear(e.countsSend)
 	for p := 0; p < e.size; p++ {
 		e.sdispls[p] = len(send)
 		if i := e.domainOf[p]; i >= 0 {
+			var end int64
 			for _, pc := range st.mine[i] {
-				send = binary.LittleEndian.AppendUint64(send, uint64(pc.file))
-				send = binary.LittleEndian.AppendUint64(send, uint64(pc.n))
+				send = binary.AppendVarint(send, pc.file-end)
+				send = binary.AppendUvarint(send, uint64(pc.n))
+				end = pc.file + pc.n
 			}
+			binary.LittleEndian.PutUint64(e.countsSend[countsWidth*p:], uint64(len(st.mine[i])))
+			binary.LittleEndian.PutUint64(e.countsSend[countsWidth*p+8:], uint64(st.n[i]))
 		}
 		e.scounts[p] = len(send) - e.sdispls[p]
+		binary.LittleEndian.PutUint64(e.countsSend[countsWidth*p+16:], uint64(e.scounts[p]))
 	}
 	e.metaSend.keep(send)
+	if err := e.j.Comm.Alltoall(e.countsSend, e.countsRecv, countsWidth); err != nil {
+		return err
+	}
+	e.count(e.countsSend, e.countsRecv, countsWidth)
 	total := 0
 	for s := 0; s < e.size; s++ {
-		np := int(binary.LittleEndian.Uint64(e.countsRecv[16*s:]))
-		st.srcBytes[s] = int64(binary.LittleEndian.Uint64(e.countsRecv[16*s+8:]))
-		e.rdispls[s], e.rcounts[s] = total, 16*np
-		total += 16 * np
+		st.srcBytes[s] = int64(binary.LittleEndian.Uint64(e.countsRecv[countsWidth*s+8:]))
+		e.rdispls[s], e.rcounts[s] = total, int(binary.LittleEndian.Uint64(e.countsRecv[countsWidth*s+16:]))
+		total += e.rcounts[s]
 	}
 	recv := e.metaRecv.get(int64(total))
 	if err := e.j.Comm.Alltoallv(send, e.scounts, e.sdispls, recv, e.rcounts, e.rdispls); err != nil {
@@ -498,21 +499,22 @@ func (e *engine) requests(m int, st *roundState) error {
 	}
 	e.countV(e.scounts, e.rcounts)
 	for s := 0; s < e.size; s++ {
-		st.src[s] = st.src[s][:0]
-		b := recv[e.rdispls[s] : e.rdispls[s]+e.rcounts[s]]
+		np := int(binary.LittleEndian.Uint64(e.countsRecv[countsWidth*s:]))
+		list, err := decodeRequests(recv[e.rdispls[s]:e.rdispls[s]+e.rcounts[s]], np, st.src[s][:0])
+		if err != nil {
+			return fmt.Errorf("twophase: rank %d's request list: %v", s, err)
+		}
+		st.src[s] = list
 		var sum int64
-		for len(b) >= 16 {
-			x := extent{int64(binary.LittleEndian.Uint64(b)), int64(binary.LittleEndian.Uint64(b[8:]))}
-			st.src[s] = append(st.src[s], x)
+		for _, x := range list {
 			sum += x.n
-			b = b[16:]
 		}
 		if sum != st.srcBytes[s] {
 			return fmt.Errorf("twophase: rank %d announced %d bytes but listed %d", s, st.srcBytes[s], sum)
 		}
 	}
 	if e.aggregator() {
-		_, st.sorted = e.entries(st)
+		st.sorted = e.entries(st)
 	}
 	return nil
 }
@@ -531,7 +533,7 @@ func (e *engine) requestsLocal(st *roundState) {
 		st.src[e.rank] = append(st.src[e.rank], extent{pc.file, pc.n})
 	}
 	st.srcBytes[e.rank] = st.n[i]
-	_, st.sorted = e.entries(st)
+	st.sorted = e.entries(st)
 }
 
 // count records the messages of an Alltoall with n-byte blocks: one per
@@ -578,64 +580,80 @@ type entry struct {
 	at     int64
 }
 
-// entries lists the current round's requested pieces with their data
-// positions (sources in rank order, each source's pieces in file order,
-// data packed the same way), and the same pieces sorted by file offset.
-// Each source's list is already sorted, so a k-way heap merge sorts them
-// in O(n log k); ties keep sources in rank order.
-func (e *engine) entries(st *roundState) (bySrc, sorted []entry) {
+// entries returns the round's requested pieces sorted by file offset,
+// each with its source and where its data sits in the exchange buffer
+// (sources' data packed in rank order, each source's in its list's order).
+// Each source's list is already sorted, so a k-way merge sorts them in
+// O(n log k); ties keep sources in rank order. The heap holds each
+// source's next offset itself: no interface calls and no indirection per
+// comparison (E3SM's flushes merge 10^5-10^6 pieces per aggregator).
+func (e *engine) entries(st *roundState) []entry {
+	total := 0
+	for s := 0; s < e.size; s++ {
+		total += len(st.src[s])
+	}
+	sorted := make([]entry, 0, total)
+	h := make(mergeHeap, 0, e.size)
 	var at int64
-	first := make([]int, e.size+1) // bySrc index of each source's first piece
 	for s := 0; s < e.size; s++ {
-		first[s] = len(bySrc)
-		for _, x := range st.src[s] {
-			bySrc = append(bySrc, entry{off: x.off, n: x.n, src: s, at: at})
-			at += x.n
+		if l := st.src[s]; len(l) > 0 {
+			h = append(h, mergeCursor{off: l[0].off, src: s, at: at})
 		}
+		at += st.srcBytes[s]
 	}
-	first[e.size] = len(bySrc)
-	sorted = make([]entry, 0, len(bySrc))
-	h := mergeHeap{entries: bySrc}
-	for s := 0; s < e.size; s++ {
-		if first[s] < first[s+1] {
-			h.cursors = append(h.cursors, cursor{next: first[s], end: first[s+1]})
-		}
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
 	}
-	heap.Init(&h)
-	for h.Len() > 0 {
-		c := &h.cursors[0]
-		sorted = append(sorted, bySrc[c.next])
+	for len(h) > 0 {
+		c := &h[0]
+		list := st.src[c.src]
+		x := list[c.next]
+		sorted = append(sorted, entry{off: x.off, n: x.n, src: c.src, at: c.at})
+		c.at += x.n
 		c.next++
-		if c.next == c.end {
-			heap.Pop(&h)
+		if c.next == len(list) {
+			h[0] = h[len(h)-1]
+			h = h[:len(h)-1]
 		} else {
-			heap.Fix(&h, 0)
+			c.off = list[c.next].off
 		}
+		h.down(0)
 	}
-	return bySrc, sorted
+	return sorted
 }
 
-// cursor walks one source's sorted pieces inside bySrc.
-type cursor struct{ next, end int }
-
-// mergeHeap orders source cursors by the offset of their next piece, then
-// by source rank.
-type mergeHeap struct {
-	entries []entry
-	cursors []cursor
+// mergeCursor is one source's place in the merge: the offset of its next
+// piece (the key), the source, that piece's index and its data position.
+type mergeCursor struct {
+	off  int64
+	src  int
+	next int
+	at   int64
 }
 
-func (h *mergeHeap) Len() int { return len(h.cursors) }
-func (h *mergeHeap) Less(i, j int) bool {
-	a, b := h.entries[h.cursors[i].next], h.entries[h.cursors[j].next]
-	return a.off < b.off || a.off == b.off && a.src < b.src
+// mergeHeap is a binary min-heap of cursors by (offset, source).
+type mergeHeap []mergeCursor
+
+func (h mergeHeap) less(i, j int) bool {
+	return h[i].off < h[j].off || h[i].off == h[j].off && h[i].src < h[j].src
 }
-func (h *mergeHeap) Swap(i, j int) { h.cursors[i], h.cursors[j] = h.cursors[j], h.cursors[i] }
-func (h *mergeHeap) Push(x any)    { h.cursors = append(h.cursors, x.(cursor)) }
-func (h *mergeHeap) Pop() any {
-	c := h.cursors[len(h.cursors)-1]
-	h.cursors = h.cursors[:len(h.cursors)-1]
-	return c
+
+func (h mergeHeap) down(i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		m := l
+		if r := l + 1; r < len(h) && h.less(r, l) {
+			m = r
+		}
+		if !h.less(m, i) {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
 }
 
 // shape describes the sorted pieces of a window: the file range they span,
@@ -722,4 +740,35 @@ func (e *engine) drain() {
 	for k := range e.st {
 		e.wait(&e.st[k])
 	}
+}
+
+// countsWidth is the bytes per peer of the requests' Alltoall: pieces,
+// data bytes, and the bytes of the encoded list.
+const countsWidth = 24
+
+// decodeRequests appends the n pieces of an encoded request list (see
+// requests) to list. A list that does not hold exactly n pieces is an
+// error, never a panic.
+func decodeRequests(b []byte, n int, list []extent) ([]extent, error) {
+	list = slices.Grow(list, n)
+	var end int64
+	for k := 0; k < n; k++ {
+		d, m := binary.Varint(b)
+		if m <= 0 {
+			return list, fmt.Errorf("piece %d of %d: bad offset", k, n)
+		}
+		b = b[m:]
+		l, m := binary.Uvarint(b)
+		if m <= 0 || l > math.MaxInt64 {
+			return list, fmt.Errorf("piece %d of %d: bad length", k, n)
+		}
+		b = b[m:]
+		x := extent{off: end + d, n: int64(l)}
+		list = append(list, x)
+		end = x.off + x.n
+	}
+	if len(b) != 0 {
+		return list, fmt.Errorf("%d bytes after %d pieces", len(b), n)
+	}
+	return list, nil
 }

@@ -38,7 +38,7 @@ func BenchmarkPlanPieces(b *testing.B) {
 		})
 		b.Run(fmt.Sprintf("merge/n=%d", n), func(b *testing.B) {
 			e := &engine{size: 4}
-			st := &roundState{src: make([][]extent, 4)}
+			st := &roundState{src: make([][]extent, 4), srcBytes: make([]int64, 4)}
 			for s := 0; s < 4; s++ {
 				for k := 0; k < n/4; k++ {
 					st.src[s] = append(st.src[s], extent{off: int64(32*k + 8*s), n: 8})
@@ -46,7 +46,7 @@ func BenchmarkPlanPieces(b *testing.B) {
 			}
 			b.ResetTimer()
 			for range b.N {
-				_, sorted := e.entries(st)
+				sorted := e.entries(st)
 				if _, holes, _ := shape(sorted); holes {
 					b.Fatal("unexpected holes")
 				}
