@@ -72,7 +72,7 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 	}
 	c.ranges = ranges
 	// Every rank evaluates the table on the same inputs: no agreement needed.
-	name, reason, err := chooseStrategy(f.hints, situation{write: write, ranges: ranges, nodes: f.nodes.Count(), striped: f.striped(), sieve: f.sieves(write), bytes: f.callBytes})
+	name, reason, err := chooseStrategy(f.hints, situation{write: write, ranges: ranges, nodes: f.nodes.Count(), striped: f.striped(), sieve: f.sieves(write), bytes: f.callBytes, pieces: f.callPieces})
 	if err != nil {
 		return 0, ioerr.Wrap(err, op, f.path, -1) // the same text on every rank
 	}
@@ -206,8 +206,12 @@ func (f *File) enter(op string, write bool, v View, a Access, off int64, local e
 		}
 		mine = twophase.Range{Start: s, End: e}
 	}
-	f.callBytes, f.callOwn, f.callNoSieve = 0, nil, false
-	rec := []int64{opCodes[op], f.seq, mine.Start, mine.End, 0, 0, 0, a.Size(), 0, -1, 0, 0, int64(f.digest)}
+	f.callBytes, f.callPieces, f.callOwn, f.callNoSieve = 0, 0, nil, false
+	var pieces int64
+	if local == nil {
+		pieces = metrics.PiecesOf(v.Filetype, off*v.Etype.Size(), a.Size())
+	}
+	rec := []int64{opCodes[op], f.seq, mine.Start, mine.End, 0, 0, 0, a.Size(), 0, -1, 0, 0, int64(f.digest), pieces}
 	if local != nil || f.owed != nil {
 		rec[4] = 1 // a bad argument here, or an error owed by an earlier call
 	}
@@ -225,7 +229,7 @@ func (f *File) enter(op string, write bool, v View, a Access, off int64, local e
 			rec[8] = 1
 		}
 	}
-	const width = 13
+	const width = 14
 	// The record buffers live as long as the file: a call allocates none.
 	if len(f.entryAll) != 8*width*(1+f.comm.Size()) {
 		f.entryAll = make([]byte, 8*width*(1+f.comm.Size()))
@@ -264,6 +268,7 @@ func (f *File) enter(op string, write bool, v View, a Access, off int64, local e
 		}
 		ranges[r] = twophase.Range{Start: field(r, 2), End: field(r, 3)}
 		f.callBytes += field(r, 7)
+		f.callPieces += field(r, 13)
 	}
 	f.callNoSieve = write
 	for r := range ranges {

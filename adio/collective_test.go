@@ -83,6 +83,16 @@ func TestChooseStrategy(t *testing.T) {
 	require.Equal(t, "tam", name)
 	name, _, _ = chooseStrategy(h, situation{write: true, ranges: wide, nodes: 8})
 	require.Equal(t, "twophase", name, "8 ranks per node are too few for TAM")
+	// Collective buffering on one node: segmentation, unless the pieces
+	// are tiny (E3SM's), which two-phase merges.
+	enable, _ := hints.Resolve(map[string]string{"romio_cb_write": "enable"}, hints.Options{Getenv: func(string) string { return "" }})
+	for _, tc := range []struct {
+		pieces int64
+		want   string
+	}{{0, "dynamic"}, {2, "dynamic"}, {20000, "twophase"}} {
+		name, reason, _ := chooseStrategy(enable, situation{write: true, ranges: apart, nodes: 1, bytes: 20 << 10, pieces: tc.pieces})
+		require.Equal(t, tc.want, name, "%d pieces: %s", tc.pieces, reason)
+	}
 }
 
 // One rank calling read_all while the others call write_all is an error

@@ -77,6 +77,9 @@ type File struct {
 	// callBytes is the data all ranks move in the current collective call
 	// (from its entry Allgather).
 	callBytes int64
+	// callPieces estimates the file pieces all ranks access in the
+	// current collective call (metrics.PiecesOf, from the entry records).
+	callPieces int64
 	// callOwn is every rank's own-blocks report in the current call (nil
 	// when the entry record carried none; see twophase.OwnBlocks).
 	callOwn []twophase.OwnBlocks

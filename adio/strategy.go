@@ -52,6 +52,26 @@ type situation struct {
 	striped bool             // the file system reports striping (Lustre, BeeGFS, sim)
 	sieve   bool             // independent I/O of this direction may use data sieving
 	bytes   int64            // data all ranks move in the call
+	pieces  int64            // file pieces all ranks access (estimated; 0: unknown)
+}
+
+// smallPiece: calls whose pieces average fewer bytes are dominated by the
+// cost per piece (E3SM's flushes: about 16 bytes a piece). Two-phase
+// merges such pieces at the aggregators into large writes; segmentation
+// with a group per rank would write them one system call each.
+const smallPiece = 4 << 10
+
+// smallPieces reports whether the call's pieces average under smallPiece.
+func (s situation) smallPieces() bool {
+	return s.pieces > 0 && s.bytes < smallPiece*s.pieces
+}
+
+// meanPiece is the call's bytes per piece (0 when unknown).
+func (s situation) meanPiece() int64 {
+	if s.pieces <= 0 {
+		return 0
+	}
+	return s.bytes / s.pieces
 }
 
 // minSieveDensity is the smallest share of data in the ranks' ranges
@@ -92,7 +112,8 @@ func (s situation) density() float64 {
 //     striped file system → two-phase with stripe-cyclic domains, so no
 //     two aggregators share a lock unit; one node without striping →
 //     dynamic segmentation (no read-modify-write, and with automatic
-//     aggregators every rank writes its own pieces); otherwise two-phase,
+//     aggregators every rank writes its own pieces), or two-phase where
+//     the pieces average under smallPiece bytes; otherwise two-phase,
 //     as ROMIO. Before these: with several nodes and at least
 //     tamRanksPerNode ranks per node on average, TAM, whose first layer
 //     cuts the messages each global aggregator receives from the number
@@ -139,6 +160,8 @@ func collectivePick(s situation) (name, reason string) {
 		return hints.StrategyTAM, fmt.Sprintf("%d ranks per node: two-layer aggregation (TAM)", len(s.ranges)/s.nodes)
 	case s.striped:
 		return hints.StrategyTwoPhase, "striped file system: two-phase, stripe-aligned domains"
+	case s.nodes == 1 && s.smallPieces():
+		return hints.StrategyTwoPhase, fmt.Sprintf("one node, %d pieces of %d bytes on average: two-phase merges them", s.pieces, s.meanPiece())
 	case s.nodes == 1:
 		return hints.StrategyDynamic, "one node, no striping: dynamic segmentation"
 	}
@@ -174,6 +197,11 @@ func (f *File) callAggregators(name string) []int {
 		k := f.layout.StripeCount * max(1, int(f.hints.Int(hints.RomioLustreCoRatio)))
 		aggs, _ := topo.Aggregators(f.nodes, min(n, k), all)
 		return aggs
+	case (name == hints.StrategyDynamic || name == hints.StrategyStatic) && f.nodes.Count() == 1 && f.callPieces > 0 && f.callBytes < smallPiece*f.callPieces:
+		// A group per rank would write tiny pieces one system call
+		// each: the open-time aggregators (ROMIO's, one per node)
+		// merge them instead.
+		return f.aggs
 	case (name == hints.StrategyDynamic || name == hints.StrategyStatic || name == hints.StrategyTwoPhase) && f.nodes.Count() == 1:
 		aggs, _ := topo.Aggregators(f.nodes, n, all)
 		return aggs
