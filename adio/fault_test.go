@@ -83,6 +83,9 @@ func TestDeferredFaultReachesAllAtNextSync(t *testing.T) {
 	}{
 		{"sync", func(f *File, _ int) error { return f.Sync() }},
 		{"close", func(f *File, _ int) error { return f.Close() }},
+		{"set_atomicity", func(f *File, _ int) error { return f.SetAtomicity(true) }},
+		{"set_size", func(f *File, _ int) error { return f.SetSize(1 << 20) }},
+		{"set_info", func(f *File, _ int) error { return f.SetInfo(map[string]string{"cb_buffer_size": "65536"}, false) }},
 		{"set_view", func(f *File, r int) error {
 			return f.SetView(View{Disp: int64(64 * r), Etype: layout.Byte, Filetype: must(layout.Resized(layout.Bytes(64), 0, 256))}, nil)
 		}},

@@ -113,6 +113,10 @@ func (f *File) SetAtomicity(on bool) error {
 	if on {
 		v = 1
 	}
+	// A synchronizing call: errors owed by unagreed transfers come out here.
+	if err := f.agree("set_atomicity", nil); err != nil {
+		return err
+	}
 	if err := f.checkSame("set_atomicity", v, "atomicity"); err != nil {
 		return err
 	}
