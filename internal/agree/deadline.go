@@ -2,6 +2,7 @@ package agree
 
 import (
 	"fmt"
+	"runtime"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -46,7 +47,9 @@ func AllgatherWithin(c comm.Comm, send, recv []byte, timeout time.Duration, what
 // core time (an 8-byte Allgather at np 4 on 2 cores took 45-70 µs as one
 // blocking call, 30-40 µs polled this way; Open MPI's own polling also
 // yields when oversubscribed). The raw call keeps the goroutine on its
-// thread: nothing else of this process needs to run meanwhile.
+// thread; runtime.Gosched first lets this process's other goroutines (the
+// E10 cache's background copies, file I/O overlapped with an exchange)
+// run, which a raw loop alone would starve with GOMAXPROCS 1.
 func wait(c comm.Comm, req comm.Request, timeout time.Duration, what string) error {
 	start := time.Now()
 	for {
@@ -60,6 +63,7 @@ func wait(c comm.Comm, req comm.Request, timeout time.Duration, what string) err
 				Msg: fmt.Sprintf("not every rank joined the collective call within %v: check that all ranks make the same collective calls on the same file in the same order", timeout)}
 		}
 		if now.Sub(start) < spinFor {
+			runtime.Gosched()
 			unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
 			continue
 		}
