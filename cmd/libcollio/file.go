@@ -75,18 +75,18 @@ func collioGoOpen(commp unsafe.Pointer, path *C.char, amode C.int, info unsafe.P
 	fc, ok := af.Comm().(mpi.Comm)
 	if !ok {
 		af.Close()
-		return fail(errCode(C.MPI_ERR_INTERN, "adio's communicator is not an MPI communicator"))
+		return fail(withContext(errCode(C.MPI_ERR_INTERN, "adio's communicator is not an MPI communicator"), "open", p, rank))
 	}
 	f := &file{f: af, comm: fc, path: p, etype: C.collio_type_byte(), ftype: C.collio_type_byte(), datarep: "native",
 		stats: newFileStats(rank, start)}
 	if err := f.openSharedPointer(); err != nil {
 		af.Close()
-		return fail(err)
+		return fail(withContext(err, "open", p, rank))
 	}
 	if err := register(f); err != nil {
 		f.closeSharedPointer()
 		af.Close()
-		return fail(err)
+		return fail(withContext(err, "open", p, rank))
 	}
 	f.eh = C.collio_default_errhandler()
 	if verbose() > 0 && rank == 0 {
@@ -108,6 +108,7 @@ func collioGoClose(h C.uintptr_t, eh *unsafe.Pointer) C.int {
 	if f.stats != nil {
 		f.report() // collective, before the file's communicator goes
 	}
+	rank := f.comm.Rank() // not after Close: the communicator goes with the file
 	werr := f.closeSharedPointer()
 	C.collio_type_drop(f.etype)
 	C.collio_type_drop(f.ftype)
@@ -115,7 +116,7 @@ func collioGoClose(h C.uintptr_t, eh *unsafe.Pointer) C.int {
 	if err == nil {
 		err = werr
 	}
-	return fail(err)
+	return fail(withContext(err, "close", f.path, rank))
 }
 
 //export collioGoDelete
@@ -132,9 +133,12 @@ func collioGoSetView(h C.uintptr_t, disp C.longlong, etype, ftype unsafe.Pointer
 	var local error
 	rep := ""
 	if datarep == nil {
-		local = errCode(C.MPI_ERR_ARG, "set_view: datarep is NULL")
+		local = errCode(C.MPI_ERR_ARG, "datarep is NULL")
 	} else if rep = C.GoString(datarep); !nativeRep(rep) {
-		local = errCode(C.MPI_ERR_UNSUPPORTED_DATAREP, "set_view: data representation %q is not supported (only \"native\" and \"internal\", which collio treats as native)", rep)
+		local = errCode(C.MPI_ERR_UNSUPPORTED_DATAREP, "data representation %q is not supported (only \"native\" and \"internal\", which collio treats as native)", rep)
+	}
+	if local == nil {
+		local = checkDisp(int64(disp), f.f.Mode()&adio.ModeSequential != 0)
 	}
 	view := adio.View{Disp: int64(disp)}
 	if local == nil {
@@ -144,11 +148,11 @@ func collioGoSetView(h C.uintptr_t, disp C.longlong, etype, ftype unsafe.Pointer
 		view.Filetype, local = decodeType(ftype, "filetype")
 	}
 	hs := filterHints(infoMap(C.MPI_Info(info)), f.comm.Rank())
-	if err := agreeLocal(f.comm, local); err != nil {
+	if err := agreeLocal(f.comm, f.ctx("set_view", local)); err != nil {
 		return fail(err)
 	}
 	if err := f.f.SetView(view, hs); err != nil {
-		return fail(err)
+		return fail(f.ctx("set_view", err))
 	}
 	var et, ft C.MPI_Datatype
 	if rc := C.collio_type_keep(C.MPI_Datatype(etype), &et); rc != C.MPI_SUCCESS {
@@ -161,7 +165,22 @@ func collioGoSetView(h C.uintptr_t, disp C.longlong, etype, ftype unsafe.Pointer
 	C.collio_type_drop(f.ftype)
 	f.etype, f.ftype, f.datarep = et, ft, rep
 	// MPI: set_view resets the shared file pointer too.
-	return fail(f.resetSharedPointer())
+	return fail(f.ctx("set_view", f.resetSharedPointer()))
+}
+
+// checkDisp checks a view's displacement: MPI allows a byte offset >= 0,
+// or MPI_DISPLACEMENT_CURRENT on a file opened with MPI_MODE_SEQUENTIAL
+// (which collio does not support).
+func checkDisp(disp int64, sequential bool) error {
+	switch {
+	case disp == C.MPI_DISPLACEMENT_CURRENT && sequential:
+		return errCode(C.MPI_ERR_UNSUPPORTED_OPERATION, "displacement MPI_DISPLACEMENT_CURRENT is not supported")
+	case disp == C.MPI_DISPLACEMENT_CURRENT:
+		return errCode(C.MPI_ERR_ARG, "invalid displacement MPI_DISPLACEMENT_CURRENT: only files opened with MPI_MODE_SEQUENTIAL may use it")
+	case disp < 0:
+		return errCode(C.MPI_ERR_ARG, "invalid displacement %d: must be >= 0 or MPI_DISPLACEMENT_CURRENT", disp)
+	}
+	return nil
 }
 
 // nativeRep reports whether collio supports data representation rep:
@@ -242,7 +261,7 @@ func collioGoSetInfo(h C.uintptr_t, info unsafe.Pointer) C.int {
 		return fail(err)
 	}
 	hs := filterHints(infoMap(C.MPI_Info(info)), f.comm.Rank())
-	return fail(f.f.SetInfo(hs, true))
+	return fail(f.ctx("set_info", f.f.SetInfo(hs, true)))
 }
 
 //export collioGoGetInfo
@@ -253,7 +272,7 @@ func collioGoGetInfo(h C.uintptr_t, out *unsafe.Pointer) C.int {
 	}
 	info := C.collio_info_new()
 	if info == C.collio_info_null() {
-		return fail(errCode(C.MPI_ERR_INTERN, "MPI_Info_create failed"))
+		return fail(f.ctx("get_info", errCode(C.MPI_ERR_INTERN, "MPI_Info_create failed")))
 	}
 	m := f.f.Info()
 	keys := make([]string, 0, len(m))
@@ -282,7 +301,7 @@ func collioGoSize(h C.uintptr_t, size *C.longlong) C.int {
 	}
 	n, err := f.f.Size()
 	*size = C.longlong(n)
-	return fail(err)
+	return fail(f.ctx("get_size", err))
 }
 
 //export collioGoSetSize
@@ -292,9 +311,9 @@ func collioGoSetSize(h C.uintptr_t, size C.longlong, prealloc C.int) C.int {
 		return fail(err)
 	}
 	if prealloc != 0 {
-		return fail(f.f.Preallocate(int64(size)))
+		return fail(f.ctx("preallocate", f.f.Preallocate(int64(size))))
 	}
-	return fail(f.f.SetSize(int64(size)))
+	return fail(f.ctx("set_size", f.f.SetSize(int64(size))))
 }
 
 //export collioGoSync
@@ -303,7 +322,7 @@ func collioGoSync(h C.uintptr_t) C.int {
 	if err != nil {
 		return fail(err)
 	}
-	return fail(f.f.Sync())
+	return fail(f.ctx("sync", f.f.Sync()))
 }
 
 // whence converts MPI_SEEK_* to io.Seek*.
@@ -327,13 +346,13 @@ func collioGoSeek(h C.uintptr_t, off C.longlong, w C.int, shared C.int) C.int {
 	}
 	wh, werr := whence(w)
 	if shared != 0 {
-		return fail(f.seekShared(int64(off), wh, werr))
+		return fail(f.ctx("seek_shared", f.seekShared(int64(off), wh, werr)))
 	}
 	if werr != nil {
-		return fail(werr)
+		return fail(f.ctx("seek", werr))
 	}
 	_, err = f.f.Seek(int64(off), wh)
-	return fail(err)
+	return fail(f.ctx("seek", err))
 }
 
 //export collioGoPosition
@@ -345,7 +364,7 @@ func collioGoPosition(h C.uintptr_t, pos *C.longlong, shared C.int) C.int {
 	if shared != 0 {
 		p, err := f.sharedPosition()
 		*pos = C.longlong(p)
-		return fail(err)
+		return fail(f.ctx("get_position_shared", err))
 	}
 	*pos = C.longlong(f.f.Position())
 	return C.MPI_SUCCESS
@@ -359,7 +378,7 @@ func collioGoByteOffset(h C.uintptr_t, off C.longlong, disp *C.longlong) C.int {
 	}
 	b, err := f.f.ByteOffset(int64(off))
 	*disp = C.longlong(b)
-	return fail(err)
+	return fail(f.ctx("get_byte_offset", err))
 }
 
 //export collioGoAtomicity
@@ -369,7 +388,7 @@ func collioGoAtomicity(h C.uintptr_t, set C.int, flag *C.int) C.int {
 		return fail(err)
 	}
 	if set != 0 {
-		return fail(f.f.SetAtomicity(*flag != 0))
+		return fail(f.ctx("set_atomicity", f.f.SetAtomicity(*flag != 0)))
 	}
 	*flag = 0
 	if f.f.Atomicity() {

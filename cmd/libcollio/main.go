@@ -23,7 +23,9 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/collio/collio/internal/gocores"
@@ -38,16 +40,65 @@ func main() {}
 func init() { gocores.Share() }
 
 // codeError is an error that carries its MPI error class directly, for
-// the cases collio's error classes do not name (MPI_ERR_COUNT, ...).
+// the cases collio's error classes do not name (MPI_ERR_COUNT, ...). Its
+// text takes the context of ioerr.Error (operation, path, rank) once
+// withContext has filled it in.
 type codeError struct {
 	code C.int
 	msg  string
+	op   string
+	path string
+	rank int
 }
 
-func (e *codeError) Error() string { return "collio: " + e.msg }
+func (e *codeError) Error() string {
+	s := "collio"
+	if e.op != "" {
+		s += ": " + e.op
+	}
+	if e.path != "" {
+		s += " " + e.path
+	}
+	if e.rank >= 0 {
+		s += fmt.Sprintf(" (rank %d)", e.rank)
+	}
+	return s + ": " + e.msg
+}
 
 func errCode(code C.int, format string, args ...any) error {
-	return &codeError{code: code, msg: fmt.Sprintf(format, args...)}
+	return &codeError{code: code, msg: fmt.Sprintf(format, args...), rank: -1}
+}
+
+// withContext gives err the operation, path and rank it lacks: a
+// *codeError or an *ioerr.Error (itself, not one wrapped inside another
+// error, whose outer text would be lost); other errors are returned as
+// they are.
+func withContext(err error, op, path string, rank int) error {
+	switch e := err.(type) {
+	case *codeError:
+		c := *e
+		if c.op == "" {
+			c.op = op
+		}
+		if c.path == "" {
+			c.path = path
+		}
+		if c.rank < 0 {
+			c.rank = rank
+		}
+		return &c
+	case *ioerr.Error:
+		return ioerr.Wrap(e, op, path, rank)
+	}
+	return err
+}
+
+// ctx is withContext for an error on f.
+func (f *file) ctx(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return withContext(err, op, f.path, f.comm.Rank())
 }
 
 // mpiClasses maps collio's error classes to MPI error classes.
@@ -104,13 +155,63 @@ func setLastError(msg string) {
 	lastErr.Unlock()
 }
 
-// fail records err as the last error and returns its MPI class.
+// fail records err as the last error and returns its MPI class. It also
+// hands the message to shim.c for the calling thread (fail runs on the
+// thread of the C call that entered Go), where the MPI_File_* function
+// returning the error turns class and message into an error code
+// registered with the host MPI, so MPI_Error_string shows the message.
 func fail(err error) C.int {
 	if err == nil {
 		return C.MPI_SUCCESS
 	}
-	setLastError(err.Error())
-	return classOf(err)
+	msg := err.Error()
+	setLastError(msg)
+	class := classOf(err)
+	short := shortMessage(err, msg, C.MPI_MAX_ERROR_STRING-1)
+	C.collio_note_error(class, cstr(msg), C.int(len(msg)), cstr(short), C.int(len(short)))
+	return class
+}
+
+// cstr points C at s's bytes for the duration of a call (not
+// NUL-terminated: C takes the length too).
+func cstr(s string) *C.char {
+	if s == "" {
+		return nil
+	}
+	return (*C.char)(unsafe.Pointer(unsafe.StringData(s)))
+}
+
+// shortMessage fits msg, err's text, in max bytes for MPI_Add_error_string
+// (MPI_MAX_ERROR_STRING-1 in Open MPI: 255). A long path loses its
+// beginning first ("..." and its last 40 bytes), then the message its end.
+func shortMessage(err error, msg string, max int) string {
+	if len(msg) <= max {
+		return msg
+	}
+	path := ""
+	var ce *codeError
+	var ie *ioerr.Error
+	if errors.As(err, &ce) {
+		path = ce.path
+	} else if errors.As(err, &ie) {
+		path = ie.Path
+	}
+	const keep = 40
+	if len(path) > keep+3 && strings.Contains(msg, path) {
+		tail := path[len(path)-keep:]
+		for len(tail) > 0 && !utf8.RuneStart(tail[0]) {
+			tail = tail[1:]
+		}
+		msg = strings.ReplaceAll(msg, path, "..."+tail)
+	}
+	if len(msg) <= max {
+		return msg
+	}
+	cut := max - 3
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return msg[:cut] + "..."
 }
 
 //export collioGoLastError

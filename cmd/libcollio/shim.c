@@ -53,6 +53,159 @@ int collio_is_ours(const void *h)
 #define OURS(fh) collio_is_ours((const void *)(fh))
 #define H(fh) ((uintptr_t)(fh))
 
+/* ------------------------------------------------------------ error codes */
+
+/* The error a Go export reported on this thread: fail (main.go) runs on
+ * the thread of the C call that entered Go and notes the class and the
+ * message here, and the MPI_File_* function returning the class takes them
+ * (take_error). Per thread, so that concurrent calls on several threads
+ * cannot swap messages; cleared when an intercepted call starts
+ * (VIA_COLLIO), so an error found in C never gets an older call's text. */
+struct noted_error {
+	int set, cls;
+	char msg[MPI_MAX_ERROR_STRING]; /* shortened to fit MPI_Add_error_string */
+	char full[1024];                /* for COLLIO_VERBOSE and MPI_ERRORS_ARE_FATAL */
+};
+static __thread struct noted_error noted;
+
+static void copy_text(char *dst, size_t size, const char *src, int n)
+{
+	size_t k = n > 0 && src != NULL ? (size_t)n : 0;
+	if (k > size - 1)
+		k = size - 1;
+	if (k > 0)
+		memcpy(dst, src, k);
+	dst[k] = '\0';
+}
+
+void collio_note_error(int cls, const char *full, int nfull, const char *msg, int nmsg)
+{
+	noted.cls = cls;
+	copy_text(noted.msg, sizeof noted.msg, msg, nmsg);
+	copy_text(noted.full, sizeof noted.full, full, nfull);
+	noted.set = 1;
+}
+
+/* Error codes registered with the host MPI (MPI_Add_error_code and
+ * MPI_Add_error_string), so that MPI_Error_string on a code a collio call
+ * returned gives collio's message, and MPI_Error_class its class.
+ *
+ * Bounded: each MPI error class has a pool of at most codes_limit() codes
+ * (COLLIO_ERROR_CODES, default 64; 0 returns plain classes), made when
+ * first needed. A message equal to one a code of the class holds gets that
+ * code again; a new message takes a new code while the pool is not full,
+ * then the least recently returned code of the class, whose string
+ * MPI_Add_error_string replaces (MPI-3.1 8.5 allows replacing a string;
+ * Open MPI 4.1 copies the new one over the old). A long run therefore adds
+ * at most codes_limit() codes per class, and a code kept by the program
+ * while codes_limit() newer distinct errors of its class happened shows the
+ * text of a newer one (its class stays right). One mutex guards the pools;
+ * the host MPI calls are made under it. */
+#define CODES_DEFAULT 64
+#define CODES_MAX 4096
+
+struct code_slot {
+	int code;
+	unsigned long used; /* codes_clock when last returned */
+	char msg[MPI_MAX_ERROR_STRING];
+};
+struct code_pool {
+	int n;
+	struct code_slot *slot; /* codes_limit() entries, n in use */
+};
+static struct code_pool code_pools[MPI_ERR_LASTCODE + 1];
+static int codes_per_class = -1;
+static unsigned long codes_clock;
+static pthread_mutex_t codes_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* Under codes_mu. */
+static int codes_limit(void)
+{
+	if (codes_per_class < 0) {
+		const char *v = getenv("COLLIO_ERROR_CODES");
+		char *end = NULL;
+		long n = CODES_DEFAULT;
+		if (v != NULL && *v != '\0') {
+			n = strtol(v, &end, 10);
+			if (*end != '\0' || n < 0) {
+				fprintf(stderr, "collio: warning: COLLIO_ERROR_CODES=%s is not a count >= 0; using %d\n", v,
+					CODES_DEFAULT);
+				n = CODES_DEFAULT;
+			}
+		}
+		codes_per_class = n > CODES_MAX ? CODES_MAX : (int)n;
+	}
+	return codes_per_class;
+}
+
+/* collio_error_code returns a code of class cls whose string is msg, or
+ * cls itself when there is no message, codes are off, or the host MPI
+ * refuses (MPI not initialised, or finalised). */
+static int collio_error_code(int cls, const char *msg)
+{
+	int code = cls, init = 0, fin = 0, limit;
+	struct code_pool *p;
+	struct code_slot *s = NULL;
+	if (msg == NULL || *msg == '\0' || cls <= MPI_SUCCESS || cls > MPI_ERR_LASTCODE)
+		return cls;
+	if (PMPI_Initialized(&init) != MPI_SUCCESS || !init || PMPI_Finalized(&fin) != MPI_SUCCESS || fin)
+		return cls;
+	pthread_mutex_lock(&codes_mu);
+	limit = codes_limit();
+	p = &code_pools[cls];
+	if (limit == 0)
+		goto out;
+	if (p->slot == NULL && (p->slot = calloc((size_t)limit, sizeof *p->slot)) == NULL)
+		goto out;
+	for (int i = 0; i < p->n; i++) {
+		if (strcmp(p->slot[i].msg, msg) == 0) {
+			s = &p->slot[i];
+			goto found;
+		}
+	}
+	if (p->n < limit) {
+		int c;
+		if (PMPI_Add_error_code(cls, &c) != MPI_SUCCESS)
+			goto out;
+		s = &p->slot[p->n++];
+		s->code = c;
+	} else {
+		s = &p->slot[0];
+		for (int i = 1; i < p->n; i++)
+			if (p->slot[i].used < s->used)
+				s = &p->slot[i];
+	}
+	s->msg[0] = '\0'; /* until the host MPI has the new string */
+	if (PMPI_Add_error_string(s->code, msg) != MPI_SUCCESS) {
+		s->used = 0; /* the next to reuse */
+		goto out;
+	}
+	snprintf(s->msg, sizeof s->msg, "%s", msg);
+found:
+	s->used = ++codes_clock;
+	code = s->code;
+out:
+	pthread_mutex_unlock(&codes_mu);
+	return code;
+}
+
+/* take_error turns class cls, the result of a call, into the code to
+ * return: a registered code with the message noted on this thread when it
+ * is cls's, else cls. The full message goes to full (empty without one). */
+static int take_error(int cls, char *full, size_t size)
+{
+	int code = cls;
+	full[0] = '\0';
+	if (cls == MPI_SUCCESS)
+		return cls;
+	if (noted.set && noted.cls == cls) {
+		code = collio_error_code(cls, noted.msg);
+		snprintf(full, size, "%s", noted.full);
+	}
+	noted.set = 0;
+	return code;
+}
+
 /* ---------------------------------------------------------------- tracing */
 
 static int verbose_level = -1;
@@ -84,7 +237,9 @@ static void trace(const char *name, const char *where)
 		fprintf(stderr, "collio[%d]: %s -> %s\n", collio_world_rank(), name, where);
 }
 
-#define VIA_COLLIO(name) trace(name, "collio")
+/* Every intercepted call on a collio file starts with VIA_COLLIO, which
+ * also forgets an error noted on this thread by an earlier call (below). */
+#define VIA_COLLIO(name) (noted.set = 0, trace(name, "collio"))
 #define VIA_HOST(name) trace(name, "host MPI-IO")
 
 /* ---------------------------------------------------------- error handlers */
@@ -182,22 +337,46 @@ void collio_errhandler_release(MPI_Errhandler eh)
 		PMPI_Errhandler_free(&eh);
 }
 
-/* invoke applies handler eh to error code on file fh (MPI_FILE_NULL for
- * open and delete) and returns the code for the caller to return. */
-static int invoke(MPI_File fh, MPI_Errhandler eh, int code, const char *name)
+/* code_valid reports whether code is an error code or class of the host
+ * MPI (asking about another one would call MPI_COMM_WORLD's handler). */
+static int code_valid(int code)
 {
-	char msg[1024];
+	int *last = NULL, flag = 0;
+	if (code < 0)
+		return 0;
+	if (code <= MPI_ERR_LASTCODE)
+		return 1;
+	if (PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &last, &flag) != MPI_SUCCESS || !flag || last == NULL)
+		return 0;
+	return code <= *last;
+}
+
+/* invoke applies handler eh to error code on file fh (MPI_FILE_NULL for
+ * open and delete) and returns the code for the caller to return. msg is
+ * collio's message for it (empty: the host's text for code is printed). */
+static int invoke(MPI_File fh, MPI_Errhandler eh, int code, const char *name, const char *msg)
+{
 	if (code == MPI_SUCCESS)
 		return code;
 	if (collio_verbose() > 0 || eh == MPI_ERRORS_ARE_FATAL) {
-		msg[0] = '\0';
-		collioGoLastError(msg, (int)sizeof msg);
+		char host[MPI_MAX_ERROR_STRING];
+		int n = 0;
+		if (msg == NULL || *msg == '\0') {
+			snprintf(host, sizeof host, "error code %d", code);
+			if (code_valid(code))
+				PMPI_Error_string(code, host, &n);
+			msg = host;
+		}
 		fprintf(stderr, "collio[%d]: %s failed: %s\n", collio_world_rank(), name, msg);
 	}
 	if (eh == MPI_ERRORS_RETURN)
 		return code;
 	if (eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRHANDLER_NULL || eh == NULL) {
-		PMPI_Abort(MPI_COMM_WORLD, code);
+		/* The class: an exit status the shell can tell apart. */
+		int cls = code;
+		if (code_valid(code) && PMPI_Error_class(code, &cls) != MPI_SUCCESS)
+			cls = code;
+		PMPI_Abort(MPI_COMM_WORLD, cls);
 		return code;
 	}
 	MPI_File_errhandler_function *fn = eh_lookup(eh);
@@ -209,23 +388,41 @@ static int invoke(MPI_File fh, MPI_Errhandler eh, int code, const char *name)
 	return code;
 }
 
-/* file_error reports code on fh through its error handler; a handle that
- * is not (or no longer) a collio file uses MPI_FILE_NULL's handler. */
-static int file_error(MPI_File fh, int code, const char *name)
+/* file_error reports class cls, the result of a call on fh, through the
+ * file's error handler, as a code with collio's message (take_error); a
+ * handle that is not (or no longer) a collio file uses MPI_FILE_NULL's
+ * handler. It returns the code for the caller to return. */
+static int file_error(MPI_File fh, int cls, const char *name)
 {
+	char msg[sizeof noted.full];
 	void *eh = NULL;
-	if (code == MPI_SUCCESS)
-		return code;
+	int code;
+	if (cls == MPI_SUCCESS)
+		return cls;
+	code = take_error(cls, msg, sizeof msg);
 	if (fh != MPI_FILE_NULL && OURS(fh) && collioGoErrhandler(H(fh), &eh) == MPI_SUCCESS && eh != NULL &&
 	    collio_errhandler_retain((MPI_Errhandler)eh) == MPI_SUCCESS) {
-		code = invoke(fh, (MPI_Errhandler)eh, code, name);
+		code = invoke(fh, (MPI_Errhandler)eh, code, name, msg);
 		collio_errhandler_release((MPI_Errhandler)eh);
 		return code;
 	}
 	MPI_Errhandler d = collio_default_errhandler();
-	code = invoke(MPI_FILE_NULL, d, code, name);
+	code = invoke(MPI_FILE_NULL, d, code, name, msg);
 	collio_errhandler_release(d);
 	return code;
+}
+
+/* arg_error is file_error for an error found in C (a NULL output pointer,
+ * ...), with the message "collio: NAME: WHAT". */
+static int arg_error(MPI_File fh, int cls, const char *name, const char *what)
+{
+	char msg[MPI_MAX_ERROR_STRING];
+	int n = snprintf(msg, sizeof msg, "collio: %s: %s", name, what);
+	if (n < 0 || n >= (int)sizeof msg)
+		n = (int)strlen(msg);
+	collio_note_error(cls, msg, n, msg, n);
+	collioGoSetLastError(msg);
+	return file_error(fh, cls, name);
 }
 
 /* --------------------------------------------------------------- statuses */
@@ -308,7 +505,7 @@ static int nonblocking(MPI_File fh, const char *name, int op, MPI_Offset off, co
 	int rc;
 	VIA_COLLIO(name);
 	if (req == NULL)
-		return file_error(fh, MPI_ERR_REQUEST, name);
+		return arg_error(fh, MPI_ERR_REQUEST, name, "request is NULL");
 	rc = collioGoXfer(H(fh), op, (long long)off, (void *)buf, count, (void *)dt, &n);
 	if (rc == MPI_SUCCESS)
 		rc = done_request(n, req);
@@ -681,14 +878,14 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
 	}
 	VIA_COLLIO("MPI_File_open");
 	if (fh == NULL)
-		return file_error(MPI_FILE_NULL, MPI_ERR_ARG, "MPI_File_open");
+		return arg_error(MPI_FILE_NULL, MPI_ERR_ARG, "MPI_File_open", "fh is NULL");
 	*fh = MPI_FILE_NULL;
 	if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
-		rc = MPI_ERR_COMM;
-	else if (filename == NULL)
-		rc = MPI_ERR_ARG;
-	else
-		rc = collioGoOpen((void *)comm, (char *)filename, amode, (void *)info, 0, &h);
+		return arg_error(MPI_FILE_NULL, MPI_ERR_COMM, "MPI_File_open",
+				 "comm is MPI_COMM_NULL, not a communicator, or an intercommunicator");
+	if (filename == NULL)
+		return arg_error(MPI_FILE_NULL, MPI_ERR_ARG, "MPI_File_open", "filename is NULL");
+	rc = collioGoOpen((void *)comm, (char *)filename, amode, (void *)info, 0, &h);
 	if (rc != MPI_SUCCESS)
 		return file_error(MPI_FILE_NULL, rc, "MPI_File_open");
 	*fh = (MPI_File)h;
@@ -697,6 +894,7 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
 
 int MPI_File_close(MPI_File *fh)
 {
+	char msg[sizeof noted.full];
 	void *eh = NULL;
 	MPI_File old;
 	int rc;
@@ -710,7 +908,8 @@ int MPI_File_close(MPI_File *fh)
 	if (eh == NULL) /* not an open collio file */
 		return file_error(MPI_FILE_NULL, rc, "MPI_File_close");
 	*fh = MPI_FILE_NULL;
-	rc = invoke(old, (MPI_Errhandler)eh, rc, "MPI_File_close");
+	rc = take_error(rc, msg, sizeof msg);
+	rc = invoke(old, (MPI_Errhandler)eh, rc, "MPI_File_close", msg);
 	collio_errhandler_release((MPI_Errhandler)eh);
 	return rc;
 }
@@ -723,7 +922,7 @@ int MPI_File_delete(const char *filename, MPI_Info info)
 	}
 	VIA_COLLIO("MPI_File_delete");
 	if (filename == NULL)
-		return file_error(MPI_FILE_NULL, MPI_ERR_ARG, "MPI_File_delete");
+		return arg_error(MPI_FILE_NULL, MPI_ERR_ARG, "MPI_File_delete", "filename is NULL");
 	return file_error(MPI_FILE_NULL, collioGoDelete((char *)filename, (void *)info), "MPI_File_delete");
 }
 
@@ -757,7 +956,7 @@ int MPI_File_get_size(MPI_File fh, MPI_Offset *size)
 	}
 	VIA_COLLIO("MPI_File_get_size");
 	if (size == NULL)
-		return file_error(fh, MPI_ERR_ARG, "MPI_File_get_size");
+		return arg_error(fh, MPI_ERR_ARG, "MPI_File_get_size", "size is NULL");
 	rc = collioGoSize(H(fh), &n);
 	if (rc == MPI_SUCCESS)
 		*size = (MPI_Offset)n;
@@ -774,7 +973,7 @@ int MPI_File_get_group(MPI_File fh, MPI_Group *group)
 	}
 	VIA_COLLIO("MPI_File_get_group");
 	if (group == NULL)
-		return file_error(fh, MPI_ERR_ARG, "MPI_File_get_group");
+		return arg_error(fh, MPI_ERR_ARG, "MPI_File_get_group", "group is NULL");
 	rc = collioGoComm(H(fh), &comm);
 	if (rc == MPI_SUCCESS)
 		rc = PMPI_Comm_group((MPI_Comm)comm, group);
@@ -789,7 +988,7 @@ int MPI_File_get_amode(MPI_File fh, int *amode)
 	}
 	VIA_COLLIO("MPI_File_get_amode");
 	if (amode == NULL)
-		return file_error(fh, MPI_ERR_ARG, "MPI_File_get_amode");
+		return arg_error(fh, MPI_ERR_ARG, "MPI_File_get_amode", "amode is NULL");
 	return file_error(fh, collioGoAmode(H(fh), amode), "MPI_File_get_amode");
 }
 
@@ -813,7 +1012,7 @@ int MPI_File_get_info(MPI_File fh, MPI_Info *info_used)
 	}
 	VIA_COLLIO("MPI_File_get_info");
 	if (info_used == NULL)
-		return file_error(fh, MPI_ERR_ARG, "MPI_File_get_info");
+		return arg_error(fh, MPI_ERR_ARG, "MPI_File_get_info", "info_used is NULL");
 	rc = collioGoGetInfo(H(fh), &info);
 	if (rc == MPI_SUCCESS)
 		*info_used = (MPI_Info)info;
@@ -855,7 +1054,7 @@ int MPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Da
 	}
 	VIA_COLLIO("MPI_File_get_view");
 	if (disp == NULL || etype == NULL || filetype == NULL || datarep == NULL)
-		return file_error(fh, MPI_ERR_ARG, "MPI_File_get_view");
+		return arg_error(fh, MPI_ERR_ARG, "MPI_File_get_view", "disp, etype, filetype or datarep is NULL");
 	rc = collioGoGetView(H(fh), &d, &et, &ft, datarep);
 	if (rc == MPI_SUCCESS)
 		rc = view_type_out((MPI_Datatype)et, etype);
@@ -889,7 +1088,7 @@ int MPI_File_get_position(MPI_File fh, MPI_Offset *offset)
 	}
 	VIA_COLLIO("MPI_File_get_position");
 	if (offset == NULL)
-		return file_error(fh, MPI_ERR_ARG, "MPI_File_get_position");
+		return arg_error(fh, MPI_ERR_ARG, "MPI_File_get_position", "offset is NULL");
 	rc = collioGoPosition(H(fh), &p, 0);
 	if (rc == MPI_SUCCESS)
 		*offset = (MPI_Offset)p;
@@ -916,7 +1115,7 @@ int MPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset)
 	}
 	VIA_COLLIO("MPI_File_get_position_shared");
 	if (offset == NULL)
-		return file_error(fh, MPI_ERR_ARG, "MPI_File_get_position_shared");
+		return arg_error(fh, MPI_ERR_ARG, "MPI_File_get_position_shared", "offset is NULL");
 	rc = collioGoPosition(H(fh), &p, 1);
 	if (rc == MPI_SUCCESS)
 		*offset = (MPI_Offset)p;
@@ -933,7 +1132,7 @@ int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp)
 	}
 	VIA_COLLIO("MPI_File_get_byte_offset");
 	if (disp == NULL)
-		return file_error(fh, MPI_ERR_ARG, "MPI_File_get_byte_offset");
+		return arg_error(fh, MPI_ERR_ARG, "MPI_File_get_byte_offset", "disp is NULL");
 	rc = collioGoByteOffset(H(fh), (long long)offset, &d);
 	if (rc == MPI_SUCCESS)
 		*disp = (MPI_Offset)d;
@@ -950,10 +1149,10 @@ int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *exten
 	}
 	VIA_COLLIO("MPI_File_get_type_extent");
 	rc = collioGoValid(H(fh));
-	if (rc == MPI_SUCCESS && (extent == NULL))
-		rc = MPI_ERR_ARG;
+	if (rc == MPI_SUCCESS && extent == NULL)
+		return arg_error(fh, MPI_ERR_ARG, "MPI_File_get_type_extent", "extent is NULL");
 	if (rc == MPI_SUCCESS && datatype == MPI_DATATYPE_NULL)
-		rc = MPI_ERR_TYPE;
+		return arg_error(fh, MPI_ERR_TYPE, "MPI_File_get_type_extent", "datatype is MPI_DATATYPE_NULL");
 	/* Only the "native" representation is supported: the memory extent. */
 	if (rc == MPI_SUCCESS)
 		rc = PMPI_Type_get_extent(datatype, &lb, extent);
@@ -978,7 +1177,7 @@ int MPI_File_get_atomicity(MPI_File fh, int *flag)
 	}
 	VIA_COLLIO("MPI_File_get_atomicity");
 	if (flag == NULL)
-		return file_error(fh, MPI_ERR_ARG, "MPI_File_get_atomicity");
+		return arg_error(fh, MPI_ERR_ARG, "MPI_File_get_atomicity", "flag is NULL");
 	return file_error(fh, collioGoAtomicity(H(fh), 0, flag), "MPI_File_get_atomicity");
 }
 
@@ -1033,7 +1232,7 @@ int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 		return file_error(file, rc, "MPI_File_set_errhandler");
 	/* Retaining also checks that this is a file error handler. */
 	if (collio_errhandler_retain(errhandler) != MPI_SUCCESS)
-		return file_error(file, MPI_ERR_ARG, "MPI_File_set_errhandler");
+		return arg_error(file, MPI_ERR_ARG, "MPI_File_set_errhandler", "errhandler is not a file error handler");
 	rc = collioGoSwapErrhandler(H(file), (void *)errhandler, &old);
 	if (rc != MPI_SUCCESS) {
 		collio_errhandler_release(errhandler);
@@ -1053,7 +1252,7 @@ int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
 	}
 	VIA_COLLIO("MPI_File_get_errhandler");
 	if (errhandler == NULL)
-		return file_error(file, MPI_ERR_ARG, "MPI_File_get_errhandler");
+		return arg_error(file, MPI_ERR_ARG, "MPI_File_get_errhandler", "errhandler is NULL");
 	rc = collioGoErrhandler(H(file), &eh);
 	if (rc == MPI_SUCCESS)
 		rc = collio_errhandler_retain((MPI_Errhandler)eh); /* the caller's reference */
@@ -1076,8 +1275,7 @@ int MPI_File_call_errhandler(MPI_File fh, int errorcode)
 		return file_error(fh, rc, "MPI_File_call_errhandler");
 	if (collio_errhandler_retain((MPI_Errhandler)eh) != MPI_SUCCESS)
 		return MPI_ERR_INTERN;
-	collioGoSetLastError("MPI_File_call_errhandler: called by the application");
-	invoke(fh, (MPI_Errhandler)eh, errorcode, "MPI_File_call_errhandler");
+	invoke(fh, (MPI_Errhandler)eh, errorcode, "MPI_File_call_errhandler", NULL);
 	collio_errhandler_release((MPI_Errhandler)eh);
 	return MPI_SUCCESS;
 }

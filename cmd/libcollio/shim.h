@@ -40,6 +40,11 @@ void collio_note_open(void);
 int collio_verbose(void);
 int collio_world_rank(void);
 
+/* fail (main.go) notes an error's class and message for the calling
+ * thread: full is the whole message, msg its form shortened to fit
+ * MPI_Add_error_string (both with lengths, not NUL-terminated). */
+void collio_note_error(int cls, const char *full, int nfull, const char *msg, int nmsg);
+
 /* Error handlers (shim.c). */
 MPI_Errhandler collio_default_errhandler(void);
 int collio_errhandler_retain(MPI_Errhandler eh);

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"strings"
 	"unsafe"
 
 	"github.com/collio/collio/adio"
@@ -65,7 +66,32 @@ func collioGoXfer(h C.uintptr_t, op C.int, off C.longlong, buf unsafe.Pointer, c
 	}
 	n, err := f.xfer(int(op), int64(off), buf, int64(count), dt)
 	*nbytes = C.longlong(n)
-	return fail(err)
+	return fail(f.ctx(opName(int(op)), err))
+}
+
+// opName names a transfer as collio's errors do: "write_at_all",
+// "read_shared", "write_all_begin", ...
+func opName(op int) string {
+	name := "write"
+	if op&C.COLLIO_XREAD != 0 {
+		name = "read"
+	}
+	switch op & C.COLLIO_XKIND {
+	case C.COLLIO_XAT:
+		name += "_at"
+	case C.COLLIO_XAT_ALL:
+		name += "_at_all"
+	case C.COLLIO_XALL:
+		name += "_all"
+	case C.COLLIO_XSHARED:
+		name += "_shared"
+	case C.COLLIO_XORDERED:
+		name += "_ordered"
+	}
+	if op&C.COLLIO_XSPLIT != 0 {
+		name += "_begin"
+	}
+	return name
 }
 
 func (f *file) xfer(op int, off int64, buf unsafe.Pointer, count int64, dt unsafe.Pointer) (int64, error) {
@@ -81,6 +107,7 @@ func (f *file) xfer(op int, off int64, buf unsafe.Pointer, count int64, dt unsaf
 	if local == nil && split && f.split.active {
 		local = errCode(C.MPI_ERR_OTHER, "a split collective is already in progress on this file")
 	}
+	local = f.ctx(opName(op), local)
 	if local != nil && !collective {
 		return 0, local
 	}
@@ -153,11 +180,13 @@ func collioGoSplitEnd(h C.uintptr_t, op C.int, nbytes *C.longlong) C.int {
 	if err != nil {
 		return fail(err)
 	}
+	name := strings.TrimSuffix(opName(int(op)|C.COLLIO_XSPLIT), "_begin") + "_end"
 	if !f.split.active {
-		return fail(errCode(C.MPI_ERR_OTHER, "no split collective is in progress on this file"))
+		return fail(f.ctx(name, errCode(C.MPI_ERR_OTHER, "no split collective is in progress on this file")))
 	}
 	if f.split.op != int(op) {
-		return fail(errCode(C.MPI_ERR_OTHER, "this _end does not match the _begin of the split collective in progress"))
+		return fail(f.ctx(name, errCode(C.MPI_ERR_OTHER, "this _end does not match the _begin (%s) of the split collective in progress",
+			opName(f.split.op|C.COLLIO_XSPLIT))))
 	}
 	f.split.active = false
 	*nbytes = C.longlong(f.split.n)
@@ -306,41 +335,43 @@ func (f *file) seekShared(off int64, wh int, local error) error {
 		return errNotSame("seek_shared", "offsets or whence values")
 	}
 	var msg [8]byte
+	var rootErr error
 	if c.Rank() == 0 {
-		binary.LittleEndian.PutUint64(msg[:], uint64(int64(f.seekSharedRoot(off, wh))))
+		rootErr = f.seekSharedRoot(off, wh)
+		binary.LittleEndian.PutUint64(msg[:], uint64(int64(classOf(rootErr))))
 	}
 	if err := c.Bcast(msg[:], 0); err != nil {
 		return ioerr.Wrap(err, "seek_shared", f.path, c.Rank())
 	}
 	if rc := C.int(int64(binary.LittleEndian.Uint64(msg[:]))); rc != C.MPI_SUCCESS {
 		if c.Rank() == 0 {
-			return errCode(rc, "seek_shared: %s", lastError())
+			return rootErr
 		}
-		return errCode(rc, "seek_shared failed on rank 0")
+		return errCode(rc, "failed on rank 0 (see rank 0's error)")
 	}
 	return nil
 }
 
-func (f *file) seekSharedRoot(off int64, wh int) C.int {
+func (f *file) seekSharedRoot(off int64, wh int) error {
 	var base int64
 	switch wh {
 	case io.SeekCurrent:
 		var cur C.longlong
-		if rc := C.collio_shfp_fetch_add(f.win, 0, &cur); rc != C.MPI_SUCCESS {
-			return rc
+		if err := mpiErr(C.collio_shfp_fetch_add(f.win, 0, &cur), "reading the shared file pointer"); err != nil {
+			return err
 		}
 		base = int64(cur)
 	case io.SeekEnd:
 		end, err := f.f.EndPosition()
 		if err != nil {
-			return fail(err)
+			return err
 		}
 		base = end
 	}
 	if base+off < 0 {
-		return fail(errCode(C.MPI_ERR_ARG, "resulting offset %d is negative", base+off))
+		return errCode(C.MPI_ERR_ARG, "resulting offset %d is negative", base+off)
 	}
-	return C.collio_shfp_set(f.win, C.longlong(base+off))
+	return mpiErr(C.collio_shfp_set(f.win, C.longlong(base+off)), "setting the shared file pointer")
 }
 
 func (f *file) sharedPosition() (int64, error) {
@@ -362,10 +393,4 @@ func mpiErr(rc C.int, what string) error {
 		class = rc
 	}
 	return errCode(class, "%s failed (MPI error %d)", what, int(rc))
-}
-
-func lastError() string {
-	lastErr.Lock()
-	defer lastErr.Unlock()
-	return lastErr.msg
 }

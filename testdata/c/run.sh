@@ -12,6 +12,9 @@
 # config, pass-through, COLLIO_VERBOSE) and e10's failing deferred close run
 # linked only, e10 without files preloaded only. stats checks the per-file
 # report of COLLIO_STATS (text preloaded, JSON linked; statscheck.py).
+# errors checks error codes (MPI_Error_class everywhere, collio's message in
+# MPI_Error_string under collio) and error handlers, MPI_ERRORS_ARE_FATAL
+# in a run of its own.
 set -u
 prefix=$1
 build=$2
@@ -35,6 +38,9 @@ for t in basic misc nonblocking shared e10; do
 	cc $cflags -o "$build/$t.collio" "$here/$t.c" $(pkg-config --cflags --libs collio) -ldl || fail "compile $t against collio"
 done
 cc $cflags -o "$build/capi" "$here/capi.c" $(pkg-config --cflags --libs collio) -ldl || fail "compile capi"
+mpicc $cflags -o "$build/errors.host" "$here/errors.c" -ldl -lpthread || fail "compile errors"
+cc $cflags -o "$build/errors.collio" "$here/errors.c" $(pkg-config --cflags --libs collio) -ldl -lpthread ||
+	fail "compile errors against collio"
 mpicc $cflags -o "$build/stats.host" "$here/stats.c" -ldl || fail "compile stats"
 cc $cflags -o "$build/stats.collio" "$here/stats.c" $(pkg-config --cflags --libs collio) -ldl || fail "compile stats against collio"
 [ $failed = 0 ] || exit 1
@@ -76,6 +82,53 @@ grep -q 'MPI_File_read_at -> collio' "$out/capi.err" || fail "capi: COLLIO_VERBO
 grep -q 'warning: COLLIO_HINTS_CONFIG=.*bad.json ignored' "$out/capi.err" || fail "capi: no warning about the malformed config"
 [ "$(grep -c 'warning: COLLIO_HINTS_CONFIG=' "$out/capi.err")" = 1 ] || fail "capi: the config warning is not printed exactly once"
 [ $rc = 0 ] && echo "ok   capi: collio.h API, hints config, pass-through, COLLIO_VERBOSE"
+
+# errors: error classes with the host MPI-IO, linked and preloaded, and
+# collio's messages in MPI_Error_string under collio; linked again with
+# COLLIO_ERROR_CODES=0 (plain classes) and 4 (codes reused at once). Then
+# MPI_ERRORS_ARE_FATAL: on MPI_FILE_NULL, an open of a missing file must
+# abort the job with the class as exit status (MPI_ERR_NO_SUCH_FILE, 42) and
+# (collio) print collio's message; likewise on a read-only file, a write
+# (MPI_ERR_READ_ONLY, 45).
+before=$failed
+failed=0
+for mode in host linked preload codes0 codes4; do
+	d="$out/errors.$mode"
+	mkdir -p "$d"
+	case $mode in
+	host) COLLIO_EXPECT=0 $mpirun -x COLLIO_EXPECT "$build/errors.host" "$d" ;;
+	linked) COLLIO_EXPECT=1 $mpirun -x COLLIO_EXPECT "$build/errors.collio" "$d" ;;
+	preload) COLLIO_EXPECT=1 $mpirun -x COLLIO_EXPECT -x LD_PRELOAD="$lib" "$build/errors.host" "$d" ;;
+	codes0) COLLIO_ERROR_CODES=0 $mpirun -x COLLIO_ERROR_CODES "$build/errors.collio" "$d" ;;
+	codes4) COLLIO_ERROR_CODES=4 $mpirun -x COLLIO_ERROR_CODES "$build/errors.collio" "$d" ;;
+	esac >"$d.out" 2>&1
+	rc=$?
+	[ $rc = 0 ] || { cat "$d.out"; fail "errors ($mode) exited with $rc"; }
+done
+grep -h '^errors: ' "$out/errors.linked.out"
+for mode in host linked preload; do
+	for f in open file; do
+		d="$out/errors.fatal-$f.$mode"
+		mkdir -p "$d"
+		case $mode in
+		host) $mpirun "$build/errors.host" "$d" fatal-$f ;;
+		linked) $mpirun "$build/errors.collio" "$d" fatal-$f ;;
+		preload) $mpirun -x LD_PRELOAD="$lib" "$build/errors.host" "$d" fatal-$f ;;
+		esac >"$d.out" 2>&1
+		rc=$?
+		want=42 msg="MPI_File_open failed: collio: open $d/missing.dat (rank 0): no such file"
+		[ $f = file ] && want=45 msg="MPI_File_write_at failed: collio: write_at $d/ro.dat (rank [0-9]*): file is read-only"
+		if [ $rc != $want ]; then
+			cat "$d.out"
+			fail "errors fatal-$f ($mode) exited with $rc, want $want (the abort's error class)"
+		elif [ $mode != host ] && ! grep -q "^collio\[[0-9]*\]: $msg" "$d.out"; then
+			cat "$d.out"
+			fail "errors fatal-$f ($mode): no message \"$msg\""
+		fi
+	done
+done
+[ $failed = 0 ] && echo "ok   errors: classes and handlers (host, linked, preloaded), collio's messages, COLLIO_ERROR_CODES=0 and 4, MPI_ERRORS_ARE_FATAL"
+[ $before = 0 ] || failed=1
 
 # stats: COLLIO_STATS. The file must equal the host MPI-IO's; preloaded with
 # COLLIO_STATS=1, rank 0's report on stderr names the file and the rank

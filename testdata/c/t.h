@@ -59,22 +59,37 @@ static const char *t_name;
 /* collio is loaded: its version symbol is visible. */
 T_UNUSED static int collio_loaded(void) { return dlsym(RTLD_DEFAULT, "collio_version") != NULL; }
 
-/* t_init starts MPI and checks COLLIO_EXPECT; it returns the output
- * directory (argv[1]). */
-T_UNUSED static const char *t_init(int *argc, char ***argv, const char *name)
+/* t_started checks the arguments and COLLIO_EXPECT once MPI is started;
+ * it returns the output directory (argv[1]). */
+T_UNUSED static const char *t_started(int argc, char **argv, const char *name)
 {
 	const char *expect = getenv("COLLIO_EXPECT");
 	t_name = name;
-	MPI_Init(argc, argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &t_rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &t_size);
-	if (*argc < 2)
-		FAIL("usage: %s OUTDIR", (*argv)[0]);
+	if (argc < 2)
+		FAIL("usage: %s OUTDIR", argv[0]);
 	if (expect != NULL && *expect == '1' && !collio_loaded())
 		FAIL("COLLIO_EXPECT=1 but libcollio is not loaded");
 	if (expect != NULL && *expect == '0' && collio_loaded())
 		FAIL("COLLIO_EXPECT=0 but libcollio is loaded");
-	return (*argv)[1];
+	return argv[1];
+}
+
+/* t_init starts MPI and checks COLLIO_EXPECT; it returns the output
+ * directory (argv[1]). */
+T_UNUSED static const char *t_init(int *argc, char ***argv, const char *name)
+{
+	MPI_Init(argc, argv);
+	return t_started(*argc, *argv, name);
+}
+
+/* t_init_thread is t_init with MPI_Init_thread (the level provided goes
+ * to *provided). */
+T_UNUSED static const char *t_init_thread(int *argc, char ***argv, const char *name, int required, int *provided)
+{
+	MPI_Init_thread(argc, argv, required, provided);
+	return t_started(*argc, *argv, name);
 }
 
 T_UNUSED static void t_done(void)
