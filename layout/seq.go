@@ -20,6 +20,9 @@ func (b *builder) seq(items []node) node {
 		out = b.appendItem(out, it)
 	}
 	out = b.foldRuns(out)
+	if b.overflow {
+		return nil // the type is refused; an overflowed fold may have left nil items
+	}
 	switch len(out) {
 	case 0:
 		return nil

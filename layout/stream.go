@@ -157,7 +157,7 @@ func Zip(a, b *Stream, n int64, fn func(aOff, bOff, n int64) error) error {
 
 // ordered reports whether the stream's data bytes have strictly increasing
 // file offsets, which SeekFile and DataBefore need. It is CheckFiletype's
-// O(1) accept path (CheckFiletype's error path walks the blocks to describe
+// O(1) accept path (CheckFiletype's error path searches the tree to describe
 // the problem, too slow to pay on every seek), plus the cached flag of the
 // tiled tree.
 func (s *Stream) ordered() error {
