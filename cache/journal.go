@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
 	"os"
 	"sync"
 	"syscall"
@@ -113,7 +114,15 @@ func recordCRC(b []byte) uint32 {
 
 var errBadJournal = errors.New("not a collio cache journal")
 
-// parseJournal decodes a whole journal file.
+// badJournal is errBadJournal naming what is wrong.
+func badJournal(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", errBadJournal, fmt.Sprintf(format, args...))
+}
+
+// parseJournal decodes a whole journal file. A damaged header, or a record
+// whose checksum matches but whose range is impossible, is an error
+// wrapping errBadJournal that says what is wrong; a record whose checksum
+// does not match ends the journal (a torn append).
 func parseJournal(b []byte) (*journalInfo, int64, error) {
 	rd := func(n int) ([]byte, bool) {
 		if len(b) < n {
@@ -130,35 +139,40 @@ func parseJournal(b []byte) (*journalInfo, int64, error) {
 	}
 	fixed, ok := rd(20)
 	if !ok {
-		return nil, 0, errBadJournal
+		return nil, 0, badJournal("header truncated at %d bytes", len(all))
 	}
 	info := &journalInfo{
 		Discard: binary.LittleEndian.Uint32(fixed)&flagDiscard != 0,
 		id:      identity{dev: binary.LittleEndian.Uint64(fixed[4:]), ino: binary.LittleEndian.Uint64(fixed[12:])},
 	}
-	str := func() (string, bool) {
+	str := func(what string) (string, error) {
 		l, ok := rd(4)
 		if !ok {
-			return "", false
+			return "", badJournal("header truncated before the %s's length", what)
 		}
-		s, ok := rd(int(binary.LittleEndian.Uint32(l)))
-		return string(s), ok
+		n := binary.LittleEndian.Uint32(l)
+		s, ok := rd(int(n))
+		if !ok {
+			return "", badJournal("the %s's length %d exceeds the %d bytes left", what, n, len(b))
+		}
+		return string(s), nil
 	}
-	if info.Global, ok = str(); !ok {
-		return nil, 0, errBadJournal
+	var err error
+	if info.Global, err = str("global path"); err != nil {
+		return nil, 0, err
 	}
-	if info.Cache, ok = str(); !ok {
-		return nil, 0, errBadJournal
+	if info.Cache, err = str("cache path"); err != nil {
+		return nil, 0, err
 	}
 	hdrLen := len(all) - len(b)
 	sum, ok := rd(4)
 	if !ok || binary.LittleEndian.Uint32(sum) != crc32.ChecksumIEEE(all[:hdrLen]) {
-		return nil, 0, errBadJournal
+		return nil, 0, badJournal("header checksum missing or wrong")
 	}
 	hdrLen += 4
 	var recs []record
 	var upto uint64
-	for len(b) >= recordSize {
+	for i := 0; len(b) >= recordSize; i++ {
 		r := b[:recordSize]
 		b = b[recordSize:]
 		if binary.LittleEndian.Uint32(r[4:]) != recordCRC(r) {
@@ -168,6 +182,10 @@ func parseJournal(b []byte) (*journalInfo, int64, error) {
 			off: int64(binary.LittleEndian.Uint64(r[16:])), len: int64(binary.LittleEndian.Uint64(r[24:]))}
 		switch rec.kind {
 		case kindWrite:
+			if rec.off < 0 || rec.len < 0 || rec.off > math.MaxInt64-rec.len {
+				return nil, 0, badJournal("record %d (at byte %d): write of %d bytes at offset %d is out of range",
+					i, hdrLen+i*recordSize, rec.len, rec.off)
+			}
 			recs = append(recs, rec)
 		case kindCheck:
 			upto = max(upto, rec.seq)
@@ -175,7 +193,7 @@ func parseJournal(b []byte) (*journalInfo, int64, error) {
 		info.lastSeq = max(info.lastSeq, rec.seq)
 	}
 	for _, r := range recs {
-		if r.seq > upto && r.off >= 0 && r.len > 0 {
+		if r.seq > upto && r.len > 0 {
 			info.Pending = append(info.Pending, r)
 		}
 	}
