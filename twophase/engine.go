@@ -465,7 +465,11 @@ func (e *engine) requests(m int, st *roundState) error {
 	// The lists, in peer rank order, compact: each piece as the signed
 	// varint of its offset from the end of the previous one and the
 	// uvarint of its length (2-3 bytes for E3SM's pieces, not 16).
-	send := e.metaSend.appendTo()
+	var pieces int
+	for i := range st.mine {
+		pieces += len(st.mine[i])
+	}
+	send := slices.Grow(e.metaSend.appendTo(), 4*pieces) // most pieces take 2-4 bytes
 	clear(e.countsSend)
 	for p := 0; p < e.size; p++ {
 		e.sdispls[p] = len(send)
@@ -592,7 +596,8 @@ func (e *engine) entries(st *roundState) []entry {
 	for s := 0; s < e.size; s++ {
 		total += len(st.src[s])
 	}
-	sorted := make([]entry, 0, total)
+	// The state's previous round is done with its list: reuse it.
+	sorted := slices.Grow(st.sorted[:0], total)
 	h := make(mergeHeap, 0, e.size)
 	var at int64
 	for s := 0; s < e.size; s++ {

@@ -43,7 +43,15 @@ func (e *engine) writeRound(m int, st *roundState) error {
 	send := j.Access.Buf
 	packed := !st.inPlace
 	if packed {
-		send = st.send.appendTo()
+		// Sized once: growing by append would copy and fault in fresh
+		// pages several times over (E3SM's I case packs 30 MiB a rank).
+		var need int64
+		for p := 0; p < e.size; p++ {
+			if i := e.domainOf[p]; i >= 0 {
+				need += st.n[i]
+			}
+		}
+		send = slices.Grow(st.send.appendTo(), int(need))
 	}
 	for p := 0; p < e.size; p++ {
 		e.scounts[p], e.sdispls[p] = 0, 0
