@@ -2,7 +2,6 @@ package hints
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -35,9 +34,9 @@ func CheckSame(c comm.Comm, s *Set) error {
 	if err != nil {
 		return commError(err)
 	}
-	flat, ok := decodeStrings(ref)
+	flat, ok := decodeStrings(ref, 2*maxWireHints)
 	if !ok || len(flat)%2 != 0 {
-		return commError(errors.New("malformed hint broadcast"))
+		return commError(fmt.Errorf("malformed hint broadcast (%d bytes): not a list of at most %d key-value pairs", len(ref), maxWireHints))
 	}
 	root := make([]pair, len(flat)/2)
 	for i := range root {
@@ -85,6 +84,16 @@ func (s *Set) compare(root []pair) []bool {
 	return differs
 }
 
+// maxWireBytes bounds what CheckSame accepts from another rank before
+// allocating for it: hint keys and values (MPI_MAX_INFO_KEY and
+// MPI_MAX_INFO_VAL are 36 and 256 in Open MPI) come nowhere near it.
+const maxWireBytes = 16 << 20
+
+// maxWireHints bounds the hints rank 0 may list (collio has about 30 that
+// must agree), so that a damaged broadcast cannot make every rank compare
+// and report millions of keys.
+const maxWireHints = 1024
+
 // bcastBytes broadcasts rank 0's data of any length: length first, then bytes.
 func bcastBytes(c comm.Comm, data []byte) ([]byte, error) {
 	var n [8]byte
@@ -93,8 +102,8 @@ func bcastBytes(c comm.Comm, data []byte) ([]byte, error) {
 		return nil, err
 	}
 	size := binary.LittleEndian.Uint64(n[:])
-	if size > 1<<30 {
-		return nil, fmt.Errorf("hint broadcast of %d bytes is implausible", size)
+	if size > maxWireBytes {
+		return nil, fmt.Errorf("hint broadcast of %d bytes is implausible (more than %d)", size, maxWireBytes)
 	}
 	buf := make([]byte, size)
 	if c.Rank() == 0 {
@@ -127,7 +136,11 @@ func gatherDiffering(c comm.Comm, s *Set, root []pair, bits [][]bool) ([]map[int
 	displs := make([]int, c.Size())
 	total := 0
 	for r := range counts {
-		counts[r] = int(binary.LittleEndian.Uint64(lens[8*r:]))
+		n := binary.LittleEndian.Uint64(lens[8*r:])
+		if n > maxWireBytes-uint64(total) {
+			return nil, fmt.Errorf("rank %d's differing hint values are %d bytes, more than the %d left of %d", r, n, maxWireBytes-total, maxWireBytes)
+		}
+		counts[r] = int(n)
 		displs[r] = total
 		total += counts[r]
 	}
@@ -138,7 +151,7 @@ func gatherDiffering(c comm.Comm, s *Set, root []pair, bits [][]bool) ([]map[int
 	values := make([]map[int]string, c.Size())
 	for r := range values {
 		values[r] = map[int]string{}
-		vs, _ := decodeStrings(recv[displs[r] : displs[r]+counts[r]])
+		vs, _ := decodeStrings(recv[displs[r]:displs[r]+counts[r]], len(root))
 		for k, d := range bits[r] {
 			if d && len(vs) > 0 {
 				values[r][k], vs = vs[0], vs[1:]

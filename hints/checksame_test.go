@@ -135,10 +135,12 @@ func TestDescribeDifferingBoundsTheMessage(t *testing.T) {
 
 func TestWireRoundTrip(t *testing.T) {
 	in := []string{"", "a", "cb_buffer_size", string(make([]byte, 300))}
-	out, ok := decodeStrings(encodeStrings(in))
+	out, ok := decodeStrings(encodeStrings(in), len(in))
 	require.True(t, ok)
 	assert.Equal(t, in, out)
-	_, ok = decodeStrings([]byte{5, 'a'})
+	_, ok = decodeStrings(encodeStrings(in), len(in)-1)
+	assert.False(t, ok, "more strings than allowed")
+	_, ok = decodeStrings([]byte{5, 'a'}, 10)
 	assert.False(t, ok)
 
 	flags := []bool{true, false, false, true, false, false, false, false, true}

@@ -49,10 +49,14 @@ func encodeStrings(ss []string) []byte {
 	return b
 }
 
-// decodeStrings is the inverse of encodeStrings; false if b is malformed.
-func decodeStrings(b []byte) ([]string, bool) {
+// decodeStrings is the inverse of encodeStrings; false if b is malformed
+// or holds more than max strings.
+func decodeStrings(b []byte, max int) ([]string, bool) {
 	var ss []string
 	for len(b) > 0 {
+		if len(ss) == max {
+			return nil, false
+		}
 		n, w := binary.Uvarint(b)
 		if w <= 0 || n > uint64(len(b)-w) {
 			return nil, false
