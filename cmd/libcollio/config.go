@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -103,11 +105,20 @@ func parseConfig(name string) (*config, error) {
 	if err != nil {
 		return nil, err
 	}
-	dec := json.NewDecoder(strings.NewReader(string(data)))
+	return decodeConfig(data)
+}
+
+// decodeConfig parses and checks a configuration: one JSON object, nothing
+// after it.
+func decodeConfig(data []byte) (*config, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var cfg config
 	if err := dec.Decode(&cfg); err != nil {
 		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("unexpected data after the configuration object at byte %d", dec.InputOffset())
 	}
 	for i, r := range cfg.Rules {
 		n := 0
