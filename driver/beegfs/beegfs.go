@@ -202,7 +202,11 @@ func (d *beegfsDriver) getLayout(fd int, path string) (driver.Layout, error) {
 	case err != nil:
 		return driver.Layout{StartTarget: -1}, &LayoutError{Path: path, Op: "get stripe info", Err: err}
 	}
-	return decodeStripeInfo(buf).layout(), nil
+	info, err := decodeStripeInfo(buf)
+	if err != nil {
+		return driver.Layout{StartTarget: -1}, &LayoutError{Path: path, Op: "get stripe info", Err: unix.EPROTO, Reason: err.Error()}
+	}
+	return info.layout(), nil
 }
 
 // LayoutError reports a failure to create a file with stripe hints or to

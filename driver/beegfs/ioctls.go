@@ -2,6 +2,7 @@ package beegfs
 
 import (
 	"encoding/binary"
+	"fmt"
 
 	"github.com/collio/collio/driver"
 )
@@ -82,12 +83,17 @@ type stripeInfo struct {
 	numTargets  uint16
 }
 
-func decodeStripeInfo(b []byte) stripeInfo {
+// decodeStripeInfo reads the answer of BEEGFS_IOC_GET_STRIPEINFO; a
+// buffer shorter than the struct is an error, not a panic.
+func decodeStripeInfo(b []byte) (stripeInfo, error) {
+	if len(b) < sizeStripeInfo {
+		return stripeInfo{}, fmt.Errorf("stripe info of %d bytes is shorter than BeegfsIoctl_GetStripeInfo_Arg (%d)", len(b), sizeStripeInfo)
+	}
 	return stripeInfo{
 		patternType: hostEndian.Uint32(b[offInfoPatternType:]),
 		chunkSize:   hostEndian.Uint32(b[offInfoChunkSize:]),
 		numTargets:  hostEndian.Uint16(b[offInfoNumTargets:]),
-	}
+	}, nil
 }
 
 // layout is the driver.Layout of the info: the chunk size is the stripe

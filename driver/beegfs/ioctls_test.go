@@ -94,8 +94,11 @@ func TestDecodeStripeInfo(t *testing.T) {
 	hostEndian.PutUint32(b[0:], patternRAID0)
 	hostEndian.PutUint32(b[4:], 512<<10)
 	hostEndian.PutUint16(b[8:], 6)
-	s := decodeStripeInfo(b)
+	s, err := decodeStripeInfo(b)
+	assert.NoError(t, err)
 	assert.Equal(t, stripeInfo{patternType: 1, chunkSize: 512 << 10, numTargets: 6}, s)
+	_, err = decodeStripeInfo(b[:sizeStripeInfo-1])
+	assert.ErrorContains(t, err, "stripe info of 11 bytes is shorter than BeegfsIoctl_GetStripeInfo_Arg (12)")
 	assert.Equal(t, driver.Layout{StripeSize: 512 << 10, StripeCount: 6, StartTarget: -1}, s.layout())
 
 	assert.Equal(t, driver.Layout{StartTarget: -1}, stripeInfo{patternType: patternInvalid, chunkSize: 1 << 20}.layout())
