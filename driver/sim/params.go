@@ -125,6 +125,9 @@ func decodeParams(name string, data []byte) (params, error) {
 		}
 		vals[k] = n
 	}
+	if err := sc.Err(); err != nil {
+		return bad("%v", err)
+	}
 	for _, k := range []string{"stripe_size", "stripe_count", "start_target", "bandwidth", "latency_ns", "lock_latency_ns"} {
 		if _, ok := vals[k]; !ok {
 			return bad("%s missing", k)
