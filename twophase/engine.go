@@ -752,9 +752,13 @@ func (e *engine) drain() {
 const countsWidth = 24
 
 // decodeRequests appends the n pieces of an encoded request list (see
-// requests) to list. A list that does not hold exactly n pieces is an
-// error, never a panic.
+// requests) to list. A list that does not hold exactly n pieces, or a
+// piece outside [0, 2^63), is an error, never a panic; n is checked
+// against the bytes (at least 2 per piece) before anything is allocated.
 func decodeRequests(b []byte, n int, list []extent) ([]extent, error) {
+	if n < 0 || n > len(b)/2 {
+		return list, fmt.Errorf("%d pieces cannot be encoded in %d bytes", n, len(b))
+	}
 	list = slices.Grow(list, n)
 	var end int64
 	for k := 0; k < n; k++ {
@@ -768,6 +772,9 @@ func decodeRequests(b []byte, n int, list []extent) ([]extent, error) {
 			return list, fmt.Errorf("piece %d of %d: bad length", k, n)
 		}
 		b = b[m:]
+		if d < -end || d > math.MaxInt64-end || int64(l) > math.MaxInt64-(end+d) {
+			return list, fmt.Errorf("piece %d of %d: %d bytes at offset %d%+d lie outside [0, 2^63)", k, n, l, end, d)
+		}
 		x := extent{off: end + d, n: int64(l)}
 		list = append(list, x)
 		end = x.off + x.n
