@@ -3,6 +3,7 @@ package tam
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -137,14 +138,17 @@ func appendList(b []byte, off, n int64) []byte {
 // decodeList parses count pairs from b into out, checking that their
 // lengths add up to bytes.
 func decodeList(b []byte, count int, bytes int64, out []extent) ([]extent, error) {
-	if len(b) < 16*count {
+	if count < 0 || count > len(b)/16 {
 		return out, fmt.Errorf("tam: list of %d pieces in %d bytes", count, len(b))
 	}
 	var sum int64
 	for k := 0; k < count; k++ {
 		x := extent{int64(binary.LittleEndian.Uint64(b[16*k:])), int64(binary.LittleEndian.Uint64(b[16*k+8:]))}
-		if x.n <= 0 || x.off < 0 {
+		if x.n <= 0 || x.off < 0 || x.off > math.MaxInt64-x.n {
 			return out, fmt.Errorf("tam: bad piece (%d, %d)", x.off, x.n)
+		}
+		if x.n > math.MaxInt64-sum {
+			return out, fmt.Errorf("tam: pieces add up to more than 2^63 bytes")
 		}
 		sum += x.n
 		out = append(out, x)
