@@ -123,14 +123,21 @@ func encodeList(l []pc) []byte {
 }
 
 // decodeList parses a member's list and checks it against its header:
-// sorted, disjoint, positive lengths summing to bytes.
+// sorted, disjoint pieces inside [0, 2^63), positive lengths summing to
+// bytes.
 func decodeList(b []byte, bytes int64) ([]pc, error) {
+	if len(b)%16 != 0 {
+		return nil, fmt.Errorf("segment: member sent a piece list of %d bytes, not a whole number of pieces", len(b))
+	}
 	l := make([]pc, 0, len(b)/16)
 	var sum int64
 	end := int64(math.MinInt64)
 	for ; len(b) >= 16; b = b[16:] {
 		p := pc{off: int64(binary.LittleEndian.Uint64(b)), n: int64(binary.LittleEndian.Uint64(b[8:]))}
-		if p.n <= 0 || p.off < end {
+		if p.n <= 0 || p.off < 0 || p.off > math.MaxInt64-p.n {
+			return nil, fmt.Errorf("segment: member sent a bad piece (%d, %d)", p.off, p.n)
+		}
+		if p.off < end {
 			return nil, errors.New("segment: member sent an unsorted piece list")
 		}
 		end = p.off + p.n
