@@ -148,9 +148,13 @@ func build(comb C.int, c contents, kids []*layout.Type) (*layout.Type, error) {
 			return nil, err
 		}
 		return layout.Resized(kids[0], c.addrs[0], c.addrs[1])
-	case C.MPI_COMBINER_SUBARRAY:
-		return buildSubarray(c, kids[0])
-	case C.MPI_COMBINER_DARRAY:
+	case C.MPI_COMBINER_SUBARRAY, C.MPI_COMBINER_DARRAY:
+		if len(kids) != 1 { // checked again with the ints, but needed first
+			return nil, fmt.Errorf("get_contents returned %d types; expected 1", len(kids))
+		}
+		if comb == C.MPI_COMBINER_SUBARRAY {
+			return buildSubarray(c, kids[0])
+		}
 		return buildDarray(c, kids[0])
 	}
 	return nil, fmt.Errorf("no layout constructor for combiner %d", int(comb))
