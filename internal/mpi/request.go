@@ -4,6 +4,20 @@ package mpi
 // #include <mpi.h>
 // static MPI_Datatype collio_req_byte(void) { return MPI_BYTE; }
 // static MPI_Request collio_request_null(void) { return MPI_REQUEST_NULL; }
+// #include <sched.h>
+// // Polls req until it completes or seconds pass (seconds <= 0: no limit),
+// // yielding the core between tests: the whole wait is one call from Go.
+// static int collio_test_until(MPI_Request *req, MPI_Status *st, double seconds, int *flag) {
+// 	double end = MPI_Wtime() + seconds;
+// 	for (;;) {
+// 		int rc = MPI_Test(req, flag, st);
+// 		if (rc != MPI_SUCCESS || *flag)
+// 			return rc;
+// 		if (seconds > 0 && MPI_Wtime() > end)
+// 			return MPI_SUCCESS;
+// 		sched_yield();
+// 	}
+// }
 import "C"
 
 import (
@@ -11,6 +25,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/collio/collio/internal/comm"
 )
@@ -126,6 +141,32 @@ func (r *Request) Test() (bool, error) {
 	}
 	var flag C.int
 	rc := C.MPI_Test(&r.req, &flag, &r.status)
+	if rc == C.MPI_SUCCESS && flag == 0 {
+		return false, nil
+	}
+	r.finish(rc, "MPI_Test")
+	return true, r.err
+}
+
+// TestFor polls the request until it completes or d passes (d <= 0: until
+// it completes), inside one call into C that yields the core between
+// tests. Waiting for peers this way costs about what a blocking MPI call
+// does (at np 4 on 2 cores, 16 KiB collective calls through the preload:
+// 79 µs against 108 polled from Go with a cgo call per test), yet gives up
+// at the deadline, so that ranks in different collective calls get an
+// error instead of a hang. It reports false on timeout; the request is
+// then still pending.
+func (r *Request) TestFor(d time.Duration) (bool, error) {
+	if r == nil {
+		return false, errors.New("mpi: TestFor on a nil Request")
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done {
+		return true, r.err
+	}
+	var flag C.int
+	rc := C.collio_test_until(&r.req, &r.status, C.double(d.Seconds()), &flag)
 	if rc == C.MPI_SUCCESS && flag == 0 {
 		return false, nil
 	}
