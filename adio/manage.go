@@ -85,6 +85,11 @@ func (f *File) rootSizeOp(op string, size int64, apply func() error) error {
 		if err = f.ensureOpen(op); err == nil {
 			err = apply()
 		}
+	} else if f.cached && op == "set_size" && f.f != nil {
+		// Rank 0's cache forgets its failed copies past the new end as it
+		// truncates; the other ranks' caches must too, or a retry at close
+		// grows the file back with the old bytes.
+		err = cache.DropPast(f.f, size)
 	}
 	return f.agree(op, err)
 }

@@ -374,8 +374,12 @@ func (f *File) openCache() error {
 		// two-phase windows) reads the global file, where data still in
 		// another rank's cache is stale, and would write the stale bytes
 		// back over it: with the cache, ranks write only the bytes they
-		// were given, unless romio_ds_write=enable insists.
-		if f.hints.Enum(hints.RomioDSWrite) != hints.Enable {
+		// were given, unless romio_ds_write=enable insists and the cache is
+		// coherent, whose locks keep each window until its copy lands.
+		// (Under e10_cache=enable, sieving ranks of one collective call each
+		// cached a window holding the others' bytes as they were before the
+		// call, and whichever copy landed last undid the others' writes.)
+		if f.hints.Enum(hints.RomioDSWrite) != hints.Enable || f.hints.Enum(hints.E10Cache) != hints.E10Coherent {
 			f.dsWriteOK = false
 		}
 		return nil

@@ -42,6 +42,7 @@ type File struct {
 	inflight []*extent  // being copied
 	failed   []*extent  // copy failed: data only in the cache
 	errs     []error    // copy errors not reported yet
+	errExts  []*extent  // the extent of each of errs whose copy failed (nil for other errors)
 	stopping bool
 	closed   bool
 	// adioLocks remembers whether each Lock taken through the File was
@@ -60,6 +61,7 @@ type extent struct {
 	first, last uint64 // journal seqs of the writes it holds
 	locks       []span // coherent locks to release once copied
 	err         error  // why the last copy failed (in failed)
+	reported    bool   // a copy error of this extent was returned by Sync
 }
 
 var _ driver.File = (*File)(nil)
@@ -296,6 +298,7 @@ func (c *File) stopCaching(warning string) {
 func (c *File) addErr(err error) {
 	c.mu.Lock()
 	c.errs = append(c.errs, err)
+	c.errExts = append(c.errExts, nil)
 	c.mu.Unlock()
 }
 
@@ -368,7 +371,12 @@ func (c *File) safeSeqLocked() uint64 {
 // takeErrsLocked returns the copy errors not reported yet, as one error.
 func (c *File) takeErrsLocked() error {
 	errs := c.errs
-	c.errs = nil
+	for _, e := range c.errExts {
+		if e != nil {
+			e.reported = true
+		}
+	}
+	c.errs, c.errExts = nil, nil
 	switch len(errs) {
 	case 0:
 		return nil
@@ -376,6 +384,20 @@ func (c *File) takeErrsLocked() error {
 		return errs[0]
 	}
 	return &CopyErrors{Errs: errs}
+}
+
+// dropReportedLocked forgets the copy errors of extents that a Sync
+// already reported as failed.
+func (c *File) dropReportedLocked() {
+	keep := 0
+	for i, e := range c.errExts {
+		if e == nil || !e.reported {
+			c.errs[keep], c.errExts[keep] = c.errs[i], e
+			keep++
+		}
+	}
+	clear(c.errs[keep:])
+	c.errs, c.errExts = c.errs[:keep], c.errExts[:keep]
 }
 
 // requeueFailedLocked puts the extents whose copy failed back in line:
@@ -458,6 +480,7 @@ func (c *File) worker() {
 			e.err = err
 			c.failed = append(c.failed, e)
 			c.errs = append(c.errs, err)
+			c.errExts = append(c.errExts, e)
 		}
 		c.cond.Broadcast()
 	}
@@ -823,14 +846,7 @@ func (c *File) Truncate(size int64) error {
 	c.mu.Lock()
 	c.releaseLocked(true)
 	c.waitLocked()
-	kept := c.failed[:0]
-	for _, e := range c.failed {
-		if e.start < size {
-			e.end = min(e.end, size)
-			kept = append(kept, e)
-		}
-	}
-	c.failed = kept
+	c.dropFailedPastLocked(size)
 	safe := c.safeSeqLocked()
 	c.mu.Unlock()
 	if err := c.global.Truncate(size); err != nil {
@@ -838,6 +854,40 @@ func (c *File) Truncate(size int64) error {
 	}
 	c.cache.Truncate(size) // a sparse mirror; a failure costs only space
 	// A recovery must not replay writes past the new end.
+	if err := c.global.Sync(); err != nil {
+		return err
+	}
+	return c.journal.checkpoint(safe)
+}
+
+// dropFailedPastLocked forgets the failed copies past size.
+func (c *File) dropFailedPastLocked(size int64) {
+	kept := c.failed[:0]
+	for _, e := range c.failed {
+		if e.start < size {
+			e.end = min(e.end, size)
+			kept = append(kept, e)
+		}
+	}
+	clear(c.failed[len(kept):])
+	c.failed = kept
+}
+
+// DropPast makes f, if (over) a cache File, forget the failed copies past
+// size, as Truncate does, without truncating anything: adio calls it on
+// the ranks other than the one that truncates the global file, so that no
+// retry (at Sync or Close, or by collio recover) writes past the new end
+// the bytes that were cut off. What was copied is synced first, so the
+// journal can say so.
+func DropPast(f driver.File, size int64) error {
+	c := fileOf(f)
+	if c == nil || size < 0 {
+		return nil
+	}
+	c.mu.Lock()
+	c.dropFailedPastLocked(size)
+	safe := c.safeSeqLocked()
+	c.mu.Unlock()
 	if err := c.global.Sync(); err != nil {
 		return err
 	}
@@ -914,9 +964,15 @@ func (c *File) finish() error {
 	c.releaseLocked(true)
 	c.waitLocked()
 	// Every error not reported yet, including failures whose retry just
-	// succeeded: an error is never dropped.
-	copyErr := c.takeErrsLocked()
+	// succeeded: an error is never dropped. Once every extent is copied,
+	// the failed retries of extents whose failure a Sync already returned
+	// are not news (flush_immediate retries right after that Sync, so on a
+	// file system still full the retry fails again before space is freed).
 	failed := len(c.failed)
+	if failed == 0 {
+		c.dropReportedLocked()
+	}
+	copyErr := c.takeErrsLocked()
 	c.stopping = true
 	c.cond.Broadcast()
 	c.mu.Unlock()
