@@ -45,6 +45,15 @@ test-mpi: deps
 
 test: vet test-unit test-mpi
 
+# The long soak test (docs/testing.md): 10,000 collective calls on the
+# in-memory communicator with random views, strategies, hints and faults
+# (`make test` runs 300). SOAK_CALLS and SOAK_SEED override.
+.PHONY: soak
+SOAK_CALLS ?= 10000
+SOAK_SEED  ?= 1
+soak: deps
+	COLLIO_SOAK_CALLS=$(SOAK_CALLS) COLLIO_SOAK_SEED=$(SOAK_SEED) $(GO) test -count=1 -timeout 60m -run TestSoak -v ./internal/soak/
+
 # Tier 3: tests on a real parallel file system, skipped by the other tiers.
 #   make test-lustre COLLIO_LUSTRE_DIR=/lustre/scratch/$USER
 #   make test-beegfs COLLIO_BEEGFS_DIR=/mnt/beegfs/$USER
