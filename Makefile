@@ -1,6 +1,7 @@
 # collio — build, test, run.
 #   make run    the main job: the collperf benchmark on a temporary directory
 #   make test   every test tier (unit, MPI at 4 and 3 ranks)
+#   make fuzz   every fuzz target for FUZZTIME (default 10s) each
 #   make bench  collio vs the host MPI-IO variants on tmpfs and disk: results/bench.md, then make cbench
 #               (QUICK=1: small)
 #   make cbench the same C programs on the host MPI-IO and with libcollio preloaded: results/cbench.md
@@ -53,6 +54,41 @@ SOAK_CALLS ?= 10000
 SOAK_SEED  ?= 1
 soak: deps
 	COLLIO_SOAK_CALLS=$(SOAK_CALLS) COLLIO_SOAK_SEED=$(SOAK_SEED) $(GO) test -count=1 -timeout 60m -run TestSoak -v ./internal/soak/
+
+# Fuzzing (docs/testing.md): every parser of outside input, each fuzz target
+# for FUZZTIME, one after another; a failure is reported at the end and its
+# input is left in the package's testdata/fuzz/<FuzzName>/. Not part of
+# `make test`: the seed corpora (testdata/fuzz) already run in go test ./... .
+#   make fuzz FUZZTIME=10m
+FUZZTIME ?= 10s
+# package:FuzzName, one per target.
+FUZZ_TARGETS := \
+	./cache:FuzzParseJournal \
+	./layout:FuzzConstructors \
+	./layout:FuzzTypeMatchesReference \
+	./internal/mpi:FuzzBuildFromContents \
+	./hints:FuzzResolve \
+	./hints:FuzzParseHintsFile \
+	./hints:FuzzDecodeStrings \
+	./hints:FuzzCheckSameWire \
+	./driver/faulty:FuzzParseRules \
+	./driver/faulty:FuzzParseRanks \
+	./cmd/libcollio:FuzzDecodeConfig \
+	./driver/lustre:FuzzDecodeLayout \
+	./driver/beegfs:FuzzDecodeStripeInfo \
+	./driver/sim:FuzzDecodeParams \
+	./twophase:FuzzDecodeRequests \
+	./tam:FuzzDecodeList \
+	./segment:FuzzDecodeList
+.PHONY: fuzz
+fuzz: deps
+	@failed=; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "== $$name ($$pkg, $(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg || failed="$$failed $$pkg:$$name"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "make fuzz: failed:$$failed"; exit 1; fi; \
+	echo "make fuzz: all $(words $(FUZZ_TARGETS)) targets ran $(FUZZTIME) each without a failure"
 
 # Tier 3: tests on a real parallel file system, skipped by the other tiers.
 #   make test-lustre COLLIO_LUSTRE_DIR=/lustre/scratch/$USER
