@@ -74,6 +74,19 @@ func TestChooseStrategy(t *testing.T) {
 	name, reason, err := chooseStrategy(h, situation{write: true, ranges: sparse, nodes: 1, sieve: true, bytes: 20})
 	require.NoError(t, err)
 	require.Equal(t, "twophase", name, reason)
+	// 16 ranks finely interleaved over the whole range (density 1/16):
+	// two-phase; 4 ranks (1/4): sieving.
+	for _, tc := range []struct {
+		ranks int
+		want  string
+	}{{16, "twophase"}, {4, "independent"}} {
+		all := make([]twophase.Range, tc.ranks)
+		for r := range all {
+			all[r] = twophase.Range{Start: int64(r), End: 1000 + int64(r)}
+		}
+		name, reason, _ := chooseStrategy(h, situation{write: true, ranges: all, nodes: 1, sieve: true, bytes: 1000})
+		require.Equal(t, tc.want, name, "%d ranks: %s", tc.ranks, reason)
+	}
 	wide := make([]twophase.Range, 64)
 	for r := range wide {
 		wide[r] = twophase.Range{Start: int64(r), End: int64(r + 10)}

@@ -78,11 +78,11 @@ func (s situation) meanPiece() int64 {
 // (all bytes ÷ the sum of every rank's range) for which rule 5 picks
 // independent I/O: sieving reads and writes a rank's whole range, so at
 // density d it moves 1/d times the data (np times with np ranks finely
-// interleaved). Measured here on tmpfs and disk, e3sm through
-// independent I/O still wrote 1.6-2x faster than two-phase at np 16
-// (density 1/16) and 5-8x faster than dynamic segmentation; past that,
-// unmeasured, two-phase merges the pieces instead.
-const minSieveDensity = 1.0 / 16
+// interleaved), while two-phase's cost goes with the pieces. With E3SM-like
+// pieces (bench/c/pieces.c, 10^5-10^7 pieces of 8-64 bytes) independent I/O
+// was the faster at np 4 (density 1/4), even at np 8, and two-phase at
+// np 16 (density 1/16) for reads by 1.5-2x and mostly for writes.
+const minSieveDensity = 1.0 / 8
 
 // density is s.bytes over the sum of the ranks' ranges (1 when empty).
 func (s situation) density() float64 {
