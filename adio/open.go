@@ -96,6 +96,7 @@ func (f *File) open(opts OpenOptions, getenv func(string) string) error {
 	if err := f.openDriverFiles(); err != nil {
 		return err
 	}
+	f.noteDirect()
 	if err := f.shareLayout(); err != nil {
 		f.closeDriverFile()
 		return err

@@ -102,7 +102,10 @@ func (s situation) density() float64 {
 //  2. romio_no_indep_rw=true: two-phase (only its aggregators opened the file).
 //  3. romio_cb_write (romio_cb_read for reads) = disable: independent I/O.
 //  4. automatic and the ranks' ranges do not interleave (ROMIO's test):
-//     independent I/O.
+//     independent I/O. With romio_lustre_coll_threshold > 0, writes to a
+//     striped file system whose requests (the call's file pieces over all
+//     ranks) average at most that many bytes go to step 6 instead, as in
+//     ROMIO's Lustre driver (0, the default, keeps them independent).
 //  5. automatic with interleaving, on one node without striping, with
 //     data sieving allowed: independent I/O when the ranges are dense
 //     enough (minSieveDensity), else two-phase. No network to aggregate
@@ -149,6 +152,15 @@ func chooseStrategy(h *hints.Set, s situation) (name, reason string, err error) 
 	case twophase.Interleaved(s.ranges):
 		name, reason = collectivePick(s)
 		return name, "accesses interleave; " + reason, nil
+	}
+	if t := h.Int(hints.RomioLustreCollThreshold); t > 0 && s.write && s.striped && s.pieces > 0 {
+		// ROMIO's Lustre driver (ADIOI_LUSTRE_Docollect): small
+		// non-interleaved requests are aggregated, large ones not.
+		if s.meanPiece() <= t {
+			name, reason = collectivePick(s)
+			return name, fmt.Sprintf("no interleaving; requests of %d bytes on average, at most romio_lustre_coll_threshold=%d; %s", s.meanPiece(), t, reason), nil
+		}
+		return hints.StrategyIndependent, fmt.Sprintf("no interleaving; requests of %d bytes on average, above romio_lustre_coll_threshold=%d", s.meanPiece(), t), nil
 	}
 	return hints.StrategyIndependent, "no interleaving between ranks", nil
 }

@@ -73,6 +73,9 @@ type file struct {
 
 func (f *file) Layout() driver.Layout { return f.layout }
 
+// Unwrap returns the ufs file underneath (driver.DirectOf looks through it).
+func (f *file) Unwrap() driver.File { return f.File }
+
 // WriteRuns batches through the posix file underneath (driver.RunWriter).
 func (f *file) WriteRuns(runs []driver.Run) (int64, error) { return driver.WriteRuns(f.File, runs) }
 

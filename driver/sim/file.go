@@ -154,6 +154,9 @@ func (f *file) Unlock(off, length int64) error { return f.inner.Unlock(off, leng
 // Layout reports the emulated striping.
 func (f *file) Layout() driver.Layout { return f.m.p.layout() }
 
+// Unwrap returns the ufs file of the data (driver.DirectOf looks through it).
+func (f *file) Unwrap() driver.File { return f.inner }
+
 func (f *file) Close() error {
 	err := f.inner.Close()
 	if serr := f.st.close(); err == nil {

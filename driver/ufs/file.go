@@ -20,6 +20,11 @@ type file struct {
 	memory          bool
 	pread, pwrite   positional
 	preadv, pwritev vectorCall
+	// dio is the O_DIRECT side (direct.go), nil unless direct_read or
+	// direct_write asked for it and the open succeeded; directErr says
+	// why that open failed.
+	dio       *direct
+	directErr error
 }
 
 func newFile(f *os.File, path string) (*file, error) {
@@ -96,4 +101,10 @@ func (f *file) Layout() driver.Layout {
 	return driver.Layout{StripeSize: 0, StripeCount: 1, StartTarget: -1}
 }
 
-func (f *file) Close() error { return f.f.Close() }
+func (f *file) Close() error {
+	derr := f.closeDirect()
+	if err := f.f.Close(); err != nil {
+		return err
+	}
+	return derr
+}

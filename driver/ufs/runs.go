@@ -52,6 +52,9 @@ const batchIOVs = 4096
 // disk) is finished by WriteV, which retries or reports the error as
 // usual.
 func (f *file) WriteRuns(runs []driver.Run) (int64, error) {
+	if f.directOn(true) {
+		return driver.WriteRuns(onlyFile{f}, runs) // run by run with O_DIRECT
+	}
 	return f.moveRuns(runs, true, func(p driver.Run) (int64, error) {
 		n, err := f.WriteV(p.Bufs, p.Off)
 		return int64(n), err
@@ -61,6 +64,9 @@ func (f *file) WriteRuns(runs []driver.Run) (int64, error) {
 // ReadRuns fills the runs in batches as WriteRuns writes them
 // (driver.RunReader); bytes past end of file read as zeros.
 func (f *file) ReadRuns(runs []driver.Run) (int64, error) {
+	if f.directOn(false) {
+		return driver.ReadRuns(onlyFile{f}, runs)
+	}
 	return f.moveRuns(runs, false, func(p driver.Run) (int64, error) {
 		return driver.ReadRuns(onlyFile{f}, []driver.Run{p})
 	})

@@ -9,6 +9,9 @@ import (
 // ReadAt reads len(p) bytes at off with pread, retrying short reads and
 // EINTR. At end of file it returns the count read and io.EOF.
 func (f *file) ReadAt(p []byte, off int64) (int, error) {
+	if f.directOn(false) {
+		return f.readDirect("pread", [][]byte{p}, off)
+	}
 	if off < 0 {
 		return 0, f.pathErr("pread", unix.EINVAL)
 	}
@@ -34,6 +37,9 @@ func (f *file) ReadAt(p []byte, off int64) (int, error) {
 // WriteAt writes all of p at off with pwrite, retrying short writes and
 // EINTR. (On Linux a file opened with O_APPEND ignores off: pwrite appends.)
 func (f *file) WriteAt(p []byte, off int64) (int, error) {
+	if f.directOn(true) {
+		return f.writeDirect("pwrite", [][]byte{p}, off)
+	}
 	if off < 0 {
 		return 0, f.pathErr("pwrite", unix.EINVAL)
 	}

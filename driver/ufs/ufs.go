@@ -30,9 +30,10 @@ func New() driver.Driver { return ufsDriver{} }
 
 func (ufsDriver) Name() string { return Name }
 
-// Open opens path with opts.Flags and opts.Perm. Layout and Params are
-// ignored: a plain file system has no striping to set. Errors are
-// *os.PathError with the errno inside.
+// Open opens path with opts.Flags and opts.Perm. Layout is ignored: a
+// plain file system has no striping to set. Of Params, only direct_read
+// and direct_write are read (direct.go). Errors are *os.PathError with
+// the errno inside.
 func (ufsDriver) Open(path string, opts driver.OpenOptions) (driver.File, error) {
 	perm := opts.Perm
 	if perm == 0 {
@@ -51,7 +52,12 @@ func (ufsDriver) Open(path string, opts driver.OpenOptions) (driver.File, error)
 		f.Close()
 		return nil, &os.PathError{Op: "open", Path: path, Err: syscall.EISDIR}
 	}
-	return newFile(f, path)
+	file, err := newFile(f, path)
+	if err != nil {
+		return nil, err
+	}
+	file.setupDirect(path, opts)
+	return file, nil
 }
 
 // Delete removes the file.

@@ -12,12 +12,18 @@ const iovMax = 1024
 // WriteV writes bufs back to back starting at off with pwritev, in batches
 // of at most iovMax buffers, until every byte is written or an error occurs.
 func (f *file) WriteV(bufs [][]byte, off int64) (int, error) {
+	if f.directOn(true) {
+		return f.writeDirect("pwritev", bufs, off)
+	}
 	return f.vectored("pwritev", bufs, off, f.pwritev, io.ErrShortWrite)
 }
 
 // ReadV fills bufs from the contiguous range starting at off with preadv.
 // At end of file it returns the count read and io.EOF.
 func (f *file) ReadV(bufs [][]byte, off int64) (int, error) {
+	if f.directOn(false) {
+		return f.readDirect("preadv", bufs, off)
+	}
 	return f.vectored("preadv", bufs, off, f.preadv, io.EOF)
 }
 
