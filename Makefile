@@ -12,7 +12,7 @@ NP      ?= 4
 BIN     := $(CURDIR)/bin
 MPIEXEC := $(CURDIR)/scripts/mpiexec.sh
 # Packages whose tests run under mpirun (their TestMain is mpitest.Main).
-MPI_PKGS := . ./internal/mpi ./internal/mpitest ./gompiadapt
+MPI_PKGS := . ./internal/mpi ./internal/mpitest ./gompiadapt ./examples/quickstart
 
 # mpirun refuses root and more ranks than cores without these.
 export OMPI_ALLOW_RUN_AS_ROOT=1
