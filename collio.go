@@ -46,7 +46,7 @@ const (
 )
 
 // Hints are MPI-IO hints (MPI_Info key/value pairs), ROMIO's, E10's and
-// collio's; see the README's hint reference. nil means none.
+// collio's; see docs/hints.md. nil means none.
 type Hints map[string]string
 
 // File is a file opened collectively. Methods whose names end in All are

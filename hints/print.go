@@ -31,7 +31,7 @@ func (s *Set) Fprint(w io.Writer) {
 	}
 }
 
-// Markdown returns the hint reference table for the README, generated
+// Markdown returns the hint reference table of docs/hints.md, generated
 // from Table in table order.
 func Markdown() string {
 	var b strings.Builder

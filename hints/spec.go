@@ -55,6 +55,6 @@ type Spec struct {
 	Doc      string
 	// Pending says what is not in effect yet for a hint that is accepted,
 	// validated and echoed but whose consumer has not landed ("" = in
-	// effect). The README reference shows it, so users know what works.
+	// effect). docs/hints.md shows it, so users know what works.
 	Pending string
 }

@@ -7,7 +7,7 @@ var (
 
 // Table declares every hint collio understands. To add a hint, add its key
 // constant to keys.go and a Spec here; validation, resolution, the rank
-// check, printing and the README reference all follow from the entry.
+// check, printing and the reference in docs/hints.md all follow from the entry.
 // Table must not be modified at run time.
 var Table = []Spec{
 	// ROMIO generic hints.

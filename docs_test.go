@@ -10,26 +10,27 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var updateReadme = flag.Bool("update-readme", false, "rewrite the README's hint reference from the hints table")
+var updateDocs = flag.Bool("update-docs", false, "rewrite the hint reference in docs/hints.md from the hints table")
 
 const (
-	hintsBegin = "<!-- hints:begin (generated from hints/table.go: go test -run TestReadmeHints -update-readme) -->\n"
+	hintsDoc   = "docs/hints.md"
+	hintsBegin = "<!-- hints:begin (generated from hints/table.go: go test -run TestHintsDoc -update-docs .) -->\n"
 	hintsEnd   = "<!-- hints:end -->"
 )
 
-// The README's hint reference is the hints table, generated.
-func TestReadmeHints(t *testing.T) {
-	b, err := os.ReadFile("README.md")
+// docs/hints.md's hint reference is the hints table, generated.
+func TestHintsDoc(t *testing.T) {
+	b, err := os.ReadFile(hintsDoc)
 	require.NoError(t, err)
 	s := string(b)
 	i, j := strings.Index(s, hintsBegin), strings.Index(s, hintsEnd)
-	require.True(t, i >= 0 && j > i, "README.md lacks the hint reference markers")
+	require.True(t, i >= 0 && j > i, "%s lacks the hint reference markers", hintsDoc)
 	want := s[:i+len(hintsBegin)] + hints.Markdown() + s[j:]
-	if *updateReadme {
-		require.NoError(t, os.WriteFile("README.md", []byte(want), 0o644))
+	if *updateDocs {
+		require.NoError(t, os.WriteFile(hintsDoc, []byte(want), 0o644))
 		return
 	}
-	require.Equal(t, want, s, "README hint reference is stale: run go test -run TestReadmeHints -update-readme .")
+	require.Equal(t, want, s, "%s is stale: run go test -run TestHintsDoc -update-docs .", hintsDoc)
 }
 
 // The README's Go example is examples/subarray/main.go, which builds.
