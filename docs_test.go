@@ -33,11 +33,16 @@ func TestHintsDoc(t *testing.T) {
 	require.Equal(t, want, s, "%s is stale: run go test -run TestHintsDoc -update-docs .", hintsDoc)
 }
 
-// The README's Go example is examples/subarray/main.go, which builds.
-func TestReadmeExample(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
-	require.NoError(t, err)
-	example, err := os.ReadFile("examples/subarray/main.go")
-	require.NoError(t, err)
-	require.Contains(t, string(readme), "```go\n"+string(example)+"```", "README example differs from examples/subarray/main.go")
+// The Go examples shown in the docs are the programs under examples/, which
+// build.
+func TestDocsExamples(t *testing.T) {
+	for _, c := range []struct{ doc, example string }{
+		{"docs/go.md", "examples/subarray/main.go"},
+	} {
+		doc, err := os.ReadFile(c.doc)
+		require.NoError(t, err)
+		example, err := os.ReadFile(c.example)
+		require.NoError(t, err)
+		require.Contains(t, string(doc), "```go\n"+string(example)+"```", "the example in %s differs from %s", c.doc, c.example)
+	}
 }
