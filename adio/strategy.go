@@ -447,7 +447,7 @@ func (s segmented) read(c *call) (int64, error) {
 // tamRanksPerNode is how many ranks per node make the automatic table pick
 // TAM: below it the intra-node layer saves too few messages to pay for
 // moving the data twice (the paper's runs use 64 per node; the scale study
-// in the README shows the message counts).
+// in docs/benchmarks.md shows the message counts).
 const tamRanksPerNode = 16
 
 // twoLayer: TAM (package tam), two-phase with an intra-node first layer.
