@@ -75,6 +75,12 @@ func (f *File) open(opts OpenOptions, getenv func(string) string) error {
 	if err == nil {
 		f.drv, f.fpath, err = driver.Resolve(f.path)
 	}
+	if err == nil {
+		// A deferred close of this file (e10_cache_deferred_close) may
+		// still be copying its cache: wait, and report its failure in
+		// this first agreement (one collective fewer per open).
+		err = cache.WaitPath(f.path)
+	}
 	if err := f.agree("open", err); err != nil {
 		return err
 	}
@@ -86,11 +92,6 @@ func (f *File) open(opts OpenOptions, getenv func(string) string) error {
 	}
 	aggWarning, err := f.placeAggregators()
 	if err != nil {
-		return err
-	}
-	// A deferred close of this file (e10_cache_deferred_close) may still
-	// be copying its cache: wait, and report its failure.
-	if err := f.agree("open", cache.WaitPath(f.path)); err != nil {
 		return err
 	}
 	if err := f.openDriverFiles(); err != nil {
