@@ -12,46 +12,12 @@ import (
 
 // Errors makes a collective call's outcome the same on every rank: if any
 // rank's err is non-nil, every rank returns the error of the lowest failing
-// rank (same class, same text; the failing rank keeps its own error value
+// rank (same class, same text; that lowest failing rank keeps its own error value
 // with its cause). All ranks must call it. If the agreement itself fails
 // (the communicator broke), that error is returned, classed ioerr.ErrInternComm.
 //
 // Cost when nothing failed: one Allgather of 8 bytes per rank.
-func Errors(c comm.Comm, err error) error {
-	var text []byte
-	if err != nil {
-		text = encode(err)
-	}
-	lens := make([]byte, 8*c.Size())
-	var mine [8]byte
-	binary.LittleEndian.PutUint64(mine[:], uint64(len(text)))
-	if cerr := Allgather(c, mine[:], lens); cerr != nil {
-		return &ioerr.Error{Class: ioerr.ErrInternComm, Op: "agree", Rank: c.Rank(), Err: cerr,
-			Msg: fmt.Sprintf("agreeing on the outcome failed: %v (local outcome: %v)", cerr, err)}
-	}
-	failed, n := -1, 0
-	for r := 0; r < c.Size(); r++ {
-		if l := int(binary.LittleEndian.Uint64(lens[8*r:])); l > 0 {
-			failed, n = r, l
-			break
-		}
-	}
-	if failed < 0 {
-		return nil
-	}
-	buf := make([]byte, n)
-	if c.Rank() == failed {
-		copy(buf, text)
-	}
-	if cerr := c.Bcast(buf, failed); cerr != nil {
-		return &ioerr.Error{Class: ioerr.ErrInternComm, Op: "agree", Rank: c.Rank(), Err: cerr,
-			Msg: fmt.Sprintf("broadcasting rank %d's error failed: %v", failed, cerr)}
-	}
-	if c.Rank() == failed {
-		return err
-	}
-	return decode(buf)
-}
+func Errors(c comm.Comm, err error) error { return agreeOn(c, err, nil, nil) }
 
 // ErrorsChecked is Errors for a file's synchronizing calls: every rank
 // also gives how many collective transfers it has made on the file (seq)
@@ -62,25 +28,36 @@ func Errors(c comm.Comm, err error) error {
 // rank. After a mismatch every rank takes rank 0's seq and digest, so it
 // is reported once.
 func ErrorsChecked(c comm.Comm, err error, seq *int64, digest *uint64) error {
+	return agreeOn(c, err, seq, digest)
+}
+
+// agreeOn is Errors (seq nil) and ErrorsChecked: one Allgather of each
+// rank's error length (and seq and digest), then, if any rank failed, a
+// broadcast of the lowest failing rank's error.
+func agreeOn(c comm.Comm, err error, seq *int64, digest *uint64) error {
 	var text []byte
 	if err != nil {
 		text = encode(err)
 	}
-	const width = 24
+	width := 8
+	if seq != nil {
+		width = 24
+	}
 	all := make([]byte, width*c.Size())
-	var mine [width]byte
+	var mine [24]byte
 	binary.LittleEndian.PutUint64(mine[0:], uint64(len(text)))
-	binary.LittleEndian.PutUint64(mine[8:], uint64(*seq))
-	binary.LittleEndian.PutUint64(mine[16:], *digest)
-	if cerr := Allgather(c, mine[:], all); cerr != nil {
+	if seq != nil {
+		binary.LittleEndian.PutUint64(mine[8:], uint64(*seq))
+		binary.LittleEndian.PutUint64(mine[16:], *digest)
+	}
+	if cerr := Allgather(c, mine[:width], all); cerr != nil {
 		return &ioerr.Error{Class: ioerr.ErrInternComm, Op: "agree", Rank: c.Rank(), Err: cerr,
 			Msg: fmt.Sprintf("agreeing on the outcome failed: %v (local outcome: %v)", cerr, err)}
 	}
 	word := func(r, i int) uint64 { return binary.LittleEndian.Uint64(all[width*r+8*i:]) }
-	for r := 1; r < c.Size(); r++ {
+	for r := 1; seq != nil && r < c.Size(); r++ {
 		if word(r, 1) != word(0, 1) || word(r, 2) != word(0, 2) {
-			s0, d0 := int64(word(0, 1)), word(0, 2)
-			*seq, *digest = s0, d0
+			*seq, *digest = int64(word(0, 1)), word(0, 2)
 			how := "the same number in a different order of directions"
 			if word(r, 1) != word(0, 1) {
 				how = fmt.Sprintf("%d", word(r, 1))
