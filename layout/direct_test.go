@@ -71,6 +71,9 @@ func TestHIndexedDirectList(t *testing.T) {
 		} else {
 			_, isList := got.root.(*listNode)
 			require.True(t, isList, "irregular blocks make one list")
+			// Straight into the list: no node per block on the way.
+			allocs := testing.AllocsPerRun(1, func() { HIndexed(lens, displs, tc.elem) })
+			require.Less(t, allocs, 20.0, "%s: allocations for %d blocks", tc.name, n)
 		}
 	}
 }
