@@ -154,9 +154,8 @@ func (f *File) noAgreement(write bool) (reason string, ok bool) {
 // communication: each rank does its part with independent I/O. Without
 // the ranks' ranges, writes take byte-range locks unless no rank can
 // read-modify-write (romio_ds_write=disable, a write-only file, or every
-// rank's view contiguous). An
-// error is this rank's at once and every rank's at the next
-// synchronizing call.
+// rank's view contiguous). An error is this rank's at once and every
+// rank's at the next synchronizing call.
 func (f *File) unsynchronized(op string, write bool, reason string, v View, a Access, off int64, advance bool, start time.Time) (int64, error) {
 	f.last.Strategy, f.last.Reason = hints.StrategyIndependent, reason
 	stop := f.timeIndependentIO()
