@@ -41,11 +41,9 @@ func AllgatherWithin(c comm.Comm, send, recv []byte, timeout time.Duration, what
 //
 // An MPI request waits inside one call into C that tests it and yields
 // the core between tests (mpi.Request.TestFor): as fast as a blocking MPI
-// call, with a deadline. Polling from Go instead, a cgo call per test,
-// made a 16 KiB collective call at np 4 on 2 cores cost 108 µs against 79
-// (romio321: 91), medians of five alternating runs. While the thread is
-// in C, Go's scheduler runs this process's other goroutines (the E10
-// cache's background copies) on another thread.
+// call, with a deadline; a cgo call per test from Go cost more. While the
+// thread is in C, Go's scheduler runs this process's other goroutines
+// (the E10 cache's background copies) on another thread.
 //
 // Other requests (the in-memory communicator's) are polled from Go:
 // runtime.Gosched lets the process's other goroutines run, then a raw
