@@ -37,15 +37,6 @@ static inline unsigned char byte_at(uint64_t off)
 	return (unsigned char)(x >> 56);
 }
 
-#define CHECK(call, what)                                    \
-	do {                                                     \
-		int err_ = (call);                                   \
-		if (err_ != MPI_SUCCESS) {                           \
-			report_error(rank, what, err_);                  \
-			MPI_Abort(MPI_COMM_WORLD, 3);                    \
-		}                                                    \
-	} while (0)
-
 int main(int argc, char **argv)
 {
 	int rank, np, keep = 0;

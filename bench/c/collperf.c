@@ -106,15 +106,6 @@ static long check(const int *buf, const struct grid *g, int n, int r, int rank)
 	return bad;
 }
 
-#define CHECK(call, what)                                    \
-	do {                                                     \
-		int err_ = (call);                                   \
-		if (err_ != MPI_SUCCESS) {                           \
-			report_error(rank, what, err_);                  \
-			MPI_Abort(MPI_COMM_WORLD, 3);                    \
-		}                                                    \
-	} while (0)
-
 int main(int argc, char **argv)
 {
 	int rank, np;

@@ -1,4 +1,4 @@
-/* Helpers shared by the C benchmarks (collperf.c, callcost.c): hint strings,
+/* Helpers shared by the C benchmarks (collperf.c, callcost.c, pieces.c): hint strings,
  * size arguments, and the timing reduction. Header-only, so that each
  * program is one `mpicc file.c` away. */
 #ifndef CBENCH_COMMON_H
@@ -85,5 +85,16 @@ static inline int any_failed(int bad)
 }
 
 #define MIB (1024.0 * 1024.0)
+
+/* CHECK aborts the job when an MPI call fails, naming the call (what) and
+ * the rank (a variable named rank in the caller's scope). */
+#define CHECK(call, what)                                    \
+	do {                                                     \
+		int err_ = (call);                                   \
+		if (err_ != MPI_SUCCESS) {                           \
+			report_error(rank, what, err_);                  \
+			MPI_Abort(MPI_COMM_WORLD, 3);                    \
+		}                                                    \
+	} while (0)
 
 #endif

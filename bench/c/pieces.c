@@ -51,18 +51,6 @@ static inline uint64_t rng(void)
 	return rng_state;
 }
 
-#define CHECK(call, what)                                              \
-	do {                                                           \
-		int rc_ = (call);                                      \
-		if (rc_ != MPI_SUCCESS) {                              \
-			char msg_[MPI_MAX_ERROR_STRING];               \
-			int len_ = 0;                                  \
-			MPI_Error_string(rc_, msg_, &len_);            \
-			fprintf(stderr, "pieces: %s: %s\n", what, msg_); \
-			MPI_Abort(MPI_COMM_WORLD, 3);                  \
-		}                                                      \
-	} while (0)
-
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
