@@ -209,7 +209,7 @@ func (f *File) callAggregators(name string) []int {
 		k := f.layout.StripeCount * max(1, int(f.hints.Int(hints.RomioLustreCoRatio)))
 		aggs, _ := topo.Aggregators(f.nodes, min(n, k), all)
 		return aggs
-	case (name == hints.StrategyDynamic || name == hints.StrategyStatic) && f.nodes.Count() == 1 && f.callPieces > 0 && f.callBytes < smallPiece*f.callPieces:
+	case (name == hints.StrategyDynamic || name == hints.StrategyStatic) && f.nodes.Count() == 1 && (situation{bytes: f.callBytes, pieces: f.callPieces}).smallPieces():
 		// A group per rank would write tiny pieces one system call
 		// each: the open-time aggregators (ROMIO's, one per node)
 		// merge them instead.
