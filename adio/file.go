@@ -16,6 +16,7 @@ import (
 	"github.com/collio/collio/hints"
 	"github.com/collio/collio/internal/agree"
 	"github.com/collio/collio/internal/comm"
+	"github.com/collio/collio/internal/commpool"
 	"github.com/collio/collio/internal/ioerr"
 	"github.com/collio/collio/layout"
 	"github.com/collio/collio/metrics"
@@ -29,18 +30,21 @@ import (
 // Independent methods may be called by any rank alone. A File is meant to be
 // used by one goroutine per rank at a time, like an MPI file handle.
 type File struct {
-	comm  comm.Comm // private duplicate of the caller's communicator
-	path  string    // as given by the caller (with any driver prefix)
-	fpath string    // path handed to the driver
+	comm  comm.Comm       // private duplicate of the caller's communicator
+	entry *commpool.Entry // comm and what is kept with it
+	pool  *commpool.Pool  // the caller's communicator's pool, nil if it has none
+	path  string          // as given by the caller (with any driver prefix)
+	fpath string          // path handed to the driver
 	drv   driver.Driver
 	f     driver.File // nil until opened on ranks that defer their open (romio_no_indep_rw)
 	mode  Mode
 	hints *hints.Set
 
-	nodes  topo.Nodes    // which node each rank runs on
-	aggs   []int         // collective-buffering aggregators, in file-domain order
-	layout driver.Layout // striping, as the file system reports it
-	dopts  driver.OpenOptions
+	configList []hints.ConfigEntry // cb_config_list, parsed
+	nodes      topo.Nodes          // which node each rank runs on
+	aggs       []int               // collective-buffering aggregators, in file-domain order
+	layout     driver.Layout       // striping, as the file system reports it
+	dopts      driver.OpenOptions
 
 	mu     sync.Mutex // guards the fields below against misuse from several goroutines
 	view   View

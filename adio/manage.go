@@ -163,7 +163,7 @@ func (f *File) Close() error {
 		}
 		err = f.agree("close", derr)
 	}
-	if ferr := f.comm.Free(); err == nil && ferr != nil {
+	if ferr := f.leaveComm(); err == nil && ferr != nil {
 		err = f.wrap(ferr, "close")
 	}
 	return err
