@@ -60,6 +60,9 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 	if reason, ok := f.noAgreement(write); ok {
 		return f.unsynchronized(op, write, reason, v, a, off, advance, start)
 	}
+	if reason, ok := f.repeatsIndependent(write); ok {
+		return f.unsynchronized(op, write, reason, v, a, off, advance, start)
+	}
 	c := &call{f: f, op: op, view: v, access: a, off: off}
 	ranges, pending, err := f.enter(op, write, v, a, off, f.checkTransfer(op, v, a, off, write))
 	if err != nil {
@@ -79,6 +82,7 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 	f.last.Strategy, f.last.Reason = name, reason
 	c.aggs = f.callAggregators(name)
 	c.deferred = name == hints.StrategyIndependent && f.defersAgreement() && !f.cached
+	f.learn(write, c.deferred)
 	s := strategies[name]
 	var n int64
 	if write {
@@ -148,6 +152,58 @@ func (f *File) noAgreement(write bool) (reason string, ok bool) {
 		return "", false
 	}
 	return key + "=disable; no inter-rank communication (collio_error_agreement=deferred)", true
+}
+
+// How the automatic choice learns a repeating pattern: after
+// independentStreak agreed calls in a row (of one direction) ran
+// independent I/O with no agreement, the next calls of that direction do
+// so without the entry Allgather, and every recheckEvery-th call makes it
+// again to see whether the ranks' pattern still holds.
+const (
+	independentStreak = 2
+	recheckEvery      = 16
+)
+
+// learn records whether the automatic choice of an agreed call was
+// independent I/O with no agreement. Every rank records the same, since
+// the choice was made on the same inputs everywhere.
+func (f *File) learn(write, independent bool) {
+	d := direction(write)
+	f.skipped[d] = 0
+	if independent {
+		f.streak[d]++
+	} else {
+		f.streak[d] = 0
+	}
+}
+
+// repeatsIndependent reports whether this call goes the way the last
+// agreed calls of its direction went: independent I/O with no inter-rank
+// communication, as with romio_cb_write=disable. The choice is made from
+// what every rank knows alike (the agreed history and the count of calls
+// since), never from this rank's arguments, so all ranks skip the
+// Allgather together. Independent I/O is correct for any pattern
+// (unsynchronized takes locks where some rank could read-modify-write);
+// a pattern that changed, and that two-phase would serve better, waits
+// at most recheckEvery-1 calls for the next agreed call.
+func (f *File) repeatsIndependent(write bool) (string, bool) {
+	d := direction(write)
+	if f.streak[d] < independentStreak || f.skipped[d] >= recheckEvery-1 {
+		return "", false
+	}
+	f.skipped[d]++
+	return fmt.Sprintf("the last %d agreed calls chose independent I/O: repeated without inter-rank communication (every %dth call checks again)", f.streak[d], recheckEvery), true
+}
+
+// forgetPattern restarts the learning of repeatsIndependent: a new view,
+// hints or atomic mode may change the choice.
+func (f *File) forgetPattern() { f.streak, f.skipped = [2]int{}, [2]int{} }
+
+func direction(write bool) int {
+	if write {
+		return 1
+	}
+	return 0
 }
 
 // unsynchronized runs a collective transfer with no inter-rank

@@ -65,6 +65,11 @@ type File struct {
 	// no rank can read-modify-write another's bytes: independent writes
 	// need no locks, with or without a barrier after them.
 	viewsContiguous bool
+	// streak counts, per direction (read, write), the agreed collective
+	// calls in a row whose automatic choice was independent I/O with no
+	// agreement; skipped the calls since that went the same way without
+	// agreeing (repeatsIndependent).
+	streak, skipped [2]int
 	// entryAll holds a collective transfer's entry record and every
 	// rank's, reused from call to call.
 	entryAll []byte

@@ -127,6 +127,7 @@ func (f *File) SetAtomicity(on bool) error {
 	}
 	f.mu.Lock()
 	f.atomic = on
+	f.forgetPattern()
 	f.mu.Unlock()
 	return nil
 }

@@ -90,6 +90,7 @@ func (f *File) SetView(v View, hintsIn map[string]string) error {
 	}
 	f.mu.Lock()
 	f.view, f.fp, f.hints, f.viewsContiguous = v, 0, newHints, contiguous
+	f.forgetPattern()
 	f.mu.Unlock()
 	return nil
 }
@@ -118,6 +119,7 @@ func (f *File) SetInfo(h map[string]string, lenient bool) error {
 	}
 	f.mu.Lock()
 	f.hints = updated
+	f.forgetPattern()
 	f.mu.Unlock()
 	return nil
 }
