@@ -75,7 +75,7 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 	}
 	c.ranges = ranges
 	// Every rank evaluates the table on the same inputs: no agreement needed.
-	name, reason, err := chooseStrategy(f.hints, situation{write: write, ranges: ranges, nodes: f.nodes.Count(), striped: f.striped(), sieve: f.sieves(write), bytes: f.callBytes, pieces: f.callPieces})
+	name, reason, err := chooseStrategy(&f.cfg, situation{write: write, ranges: ranges, nodes: f.nodes.Count(), striped: f.striped(), sieve: f.sieves(write), bytes: f.callBytes, pieces: f.callPieces})
 	if err != nil {
 		return 0, ioerr.Wrap(err, op, f.path, -1) // the same text on every rank
 	}
@@ -125,7 +125,7 @@ func (f *File) finishCall(v View, off, n int64, advance bool, start time.Time) {
 
 // defersAgreement reports whether collio_error_agreement is deferred.
 func (f *File) defersAgreement() bool {
-	return f.hints.Enum(hints.CollioErrorAgreement) == hints.AgreeDeferred
+	return f.cfg.deferAgreement
 }
 
 // noAgreement reports whether collective transfers of this direction
@@ -138,17 +138,17 @@ func (f *File) noAgreement(write bool) (reason string, ok bool) {
 	if !f.defersAgreement() || f.cached {
 		return "", false
 	}
-	switch st := f.hints.Enum(hints.CollioStrategy); {
+	switch st := f.cfg.strategy; {
 	case st == hints.StrategyIndependent:
 		return "collio_strategy=independent; no inter-rank communication (collio_error_agreement=deferred)", true
-	case st != hints.StrategyAuto || f.hints.Bool(hints.RomioNoIndepRW):
+	case st != hints.StrategyAuto || f.cfg.noIndepRW:
 		return "", false
 	}
 	key := hints.RomioCBRead
 	if write {
 		key = hints.RomioCBWrite
 	}
-	if f.hints.Enum(key) != hints.Disable {
+	if f.cfg.cb[direction(write)] != hints.Disable {
 		return "", false
 	}
 	return key + "=disable; no inter-rank communication (collio_error_agreement=deferred)", true
@@ -293,7 +293,7 @@ func (f *File) enter(op string, write bool, v View, a Access, off int64, local e
 	for i, x := range rec {
 		binary.LittleEndian.PutUint64(send[8*i:], uint64(x))
 	}
-	timeout := time.Duration(f.hints.Int(hints.CollioCollectiveTimeout)) * time.Second
+	timeout := f.cfg.collectiveTimeout
 	if err := agree.AllgatherWithin(f.comm, send, all, timeout, op); err != nil {
 		f.broken = ioerr.Wrap(err, op, f.path, f.rank())
 		return nil, nil, f.broken
@@ -363,7 +363,7 @@ func (f *File) cacheFellBack(first int) {
 	if !f.cacheOff {
 		f.cacheOff = true
 		if set, err := f.hints.With(hints.E10Cache, hints.Disable); err == nil {
-			f.hints = set // Info() tells the truth, as after a failed open
+			f.setHints(set) // Info() tells the truth, as after a failed open
 		}
 		if f.rank() == 0 {
 			fmt.Fprintf(f.stderr, "collio: warning: e10_cache: rank %d's cache could not take a write; every rank writes %s directly from now on\n", first, f.path)

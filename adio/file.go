@@ -39,6 +39,7 @@ type File struct {
 	f     driver.File // nil until opened on ranks that defer their open (romio_no_indep_rw)
 	mode  Mode
 	hints *hints.Set
+	cfg   config // f.hints resolved; set both with setHints
 
 	configList []hints.ConfigEntry // cb_config_list, parsed
 	nodes      topo.Nodes          // which node each rank runs on

@@ -67,7 +67,10 @@ func (f *File) open(c comm.Comm, opts OpenOptions, getenv func(string) string) e
 		err = ioerr.New(ioerr.ErrArg, "open", "path is empty")
 	}
 	if err == nil {
-		f.hints, err = hints.Resolve(opts.Hints, hints.Options{Lenient: opts.Lenient, Getenv: getenv})
+		var set *hints.Set
+		if set, err = hints.Resolve(opts.Hints, hints.Options{Lenient: opts.Lenient, Getenv: getenv}); err == nil {
+			f.setHints(set)
+		}
 	}
 	if err == nil {
 		f.configList, err = hints.ParseConfigList(f.hints.String(hints.CBConfigList))
@@ -109,7 +112,7 @@ func (f *File) open(c comm.Comm, opts OpenOptions, getenv func(string) string) e
 		f.fp = size // the default view counts in bytes
 	}
 	if aggWarning != "" {
-		f.hints = f.hints.WithWarning(aggWarning)
+		f.setHints(f.hints.WithWarning(aggWarning))
 	}
 	if f.rank() == 0 {
 		for _, w := range f.hints.Warnings() {
@@ -406,7 +409,7 @@ func (f *File) deriveHints() error {
 	if err != nil {
 		return f.wrap(err, "open")
 	}
-	f.hints = set
+	f.setHints(set)
 	return nil
 }
 
@@ -459,9 +462,9 @@ func (f *File) openCache() error {
 	if ioerr.ClassOf(aerr) == ioerr.ErrInternComm {
 		return aerr
 	}
-	f.hints = f.hints.WithWarning(fmt.Sprintf("e10_cache: the cache could not be used (%v); every rank writes the global file directly", aerr))
+	f.setHints(f.hints.WithWarning(fmt.Sprintf("e10_cache: the cache could not be used (%v); every rank writes the global file directly", aerr)))
 	if set, err := f.hints.With(hints.E10Cache, hints.Disable); err == nil {
-		f.hints = set
+		f.setHints(set)
 	}
 	return nil
 }

@@ -14,7 +14,7 @@ import (
 )
 
 // overlap reports whether collio_overlap is on.
-func (f *File) overlap() bool { return f.hints.Enum(hints.CollioOverlap) == hints.Enable }
+func (f *File) overlap() bool { return f.cfg.overlap }
 
 // A strategy runs one rank's part of a collective transfer. The caller
 // has already checked the arguments on every rank and gathered every
@@ -124,8 +124,8 @@ func (s situation) density() float64 {
 //
 // The reason is recorded in the call's metrics and shown by
 // COLLIO_PRINT_HINTS=1.
-func chooseStrategy(h *hints.Set, s situation) (name, reason string, err error) {
-	if st := h.Enum(hints.CollioStrategy); st != hints.StrategyAuto {
+func chooseStrategy(cfg *config, s situation) (name, reason string, err error) {
+	if st := cfg.strategy; st != hints.StrategyAuto {
 		if _, ok := strategies[st]; !ok {
 			return "", "", ioerr.New(ioerr.ErrUnsupported, "",
 				"collio_strategy=%s is not available yet; available: auto, %v", st, Available())
@@ -136,9 +136,9 @@ func chooseStrategy(h *hints.Set, s situation) (name, reason string, err error) 
 	if s.write {
 		key = hints.RomioCBWrite
 	}
-	cb := h.Enum(key)
+	cb := cfg.cb[direction(s.write)]
 	switch {
-	case h.Bool(hints.RomioNoIndepRW):
+	case cfg.noIndepRW:
 		return hints.StrategyTwoPhase, "romio_no_indep_rw=true", nil
 	case cb == hints.Disable:
 		return hints.StrategyIndependent, key + "=disable", nil
@@ -153,7 +153,7 @@ func chooseStrategy(h *hints.Set, s situation) (name, reason string, err error) 
 		name, reason = collectivePick(s)
 		return name, "accesses interleave; " + reason, nil
 	}
-	if t := h.Int(hints.RomioLustreCollThreshold); t > 0 && s.write && s.striped && s.pieces > 0 {
+	if t := cfg.lustreCollThresh; t > 0 && s.write && s.striped && s.pieces > 0 {
 		// ROMIO's Lustre driver (ADIOI_LUSTRE_Docollect): small
 		// non-interleaved requests are aggregated, large ones not.
 		if s.meanPiece() <= t {
@@ -185,9 +185,7 @@ func collectivePick(s situation) (name, reason string) {
 // cb_nodes nor cb_config_list, and romio_no_indep_rw did not leave the
 // file open on the open-time aggregators only.
 func (f *File) autoAggregators() bool {
-	return f.hints.Enum(hints.CollioAutoAggregators) == hints.Enable &&
-		!f.hints.IsSet(hints.CBNodes) && !f.hints.IsSet(hints.CBConfigList) &&
-		!f.hints.Bool(hints.RomioNoIndepRW)
+	return f.cfg.autoAggregators
 }
 
 // callAggregators returns the aggregators of a call with the given
@@ -206,7 +204,7 @@ func (f *File) callAggregators(name string) []int {
 	all := []hints.ConfigEntry{{Host: hints.AnyHost, Count: hints.AllProcs}}
 	switch {
 	case f.striped() && name != hints.StrategyIndependent:
-		k := f.layout.StripeCount * max(1, int(f.hints.Int(hints.RomioLustreCoRatio)))
+		k := f.layout.StripeCount * max(1, int(f.cfg.coRatio))
 		aggs, _ := topo.Aggregators(f.nodes, min(n, k), all)
 		return aggs
 	case (name == hints.StrategyDynamic || name == hints.StrategyStatic) && f.nodes.Count() == 1 && (situation{bytes: f.callBytes, pieces: f.callPieces}).smallPieces():
@@ -218,7 +216,7 @@ func (f *File) callAggregators(name string) []int {
 		aggs, _ := topo.Aggregators(f.nodes, n, all)
 		return aggs
 	case name == hints.StrategyDynamic || name == hints.StrategyStatic || name == hints.StrategyTwoPhase:
-		return f.aggs[:volumeAggregators(f.callBytes, f.hints.Int(hints.CollioBytesPerAgg), len(f.aggs))]
+		return f.aggs[:volumeAggregators(f.callBytes, f.cfg.bytesPerAgg, len(f.aggs))]
 	}
 	return f.aggs
 }
@@ -238,7 +236,7 @@ func volumeAggregators(total, perAgg int64, limit int) int {
 // affinityDomains reports whether two-phase may use affinity domains:
 // collio_file_domains=affinity, or auto without striping.
 func (f *File) affinityDomains() bool {
-	switch f.hints.Enum(hints.CollioFileDomains) {
+	switch f.cfg.fileDomains {
 	case hints.DomainsAffinity:
 		return true
 	case hints.DomainsAuto:
@@ -248,13 +246,13 @@ func (f *File) affinityDomains() bool {
 }
 
 // ownGrid is the block size of two-phase's own-blocks check.
-func (f *File) ownGrid() int64 { return twophase.OwnGrid(f.hints.Int(hints.StripingUnit)) }
+func (f *File) ownGrid() int64 { return twophase.OwnGrid(f.cfg.stripingUnit) }
 
 // reportsOwnBlocks reports whether a collective call's entry record
 // carries this rank's own-blocks report: when the call may run two-phase
 // with affinity domains.
 func (f *File) reportsOwnBlocks() bool {
-	st := f.hints.Enum(hints.CollioStrategy)
+	st := f.cfg.strategy
 	return (st == hints.StrategyAuto || st == hints.StrategyTwoPhase) && f.affinityDomains()
 }
 
@@ -329,20 +327,20 @@ type twoPhase struct{}
 func (twoPhase) job(c *call, write bool) *twophase.Job {
 	f := c.f
 	a := c.access
-	stripe := f.hints.Int(hints.StripingUnit) // as reported by the file system, else as asked
+	stripe := f.cfg.stripingUnit // as reported by the file system, else as asked
 	stripeCount := 0
 	affinity := f.affinityDomains()
-	switch f.hints.Enum(hints.CollioFileDomains) {
+	switch f.cfg.fileDomains {
 	case hints.DomainsAuto:
 		if f.striped() {
 			stripeCount = f.layout.StripeCount
 		}
 	case hints.DomainsCyclic:
-		stripeCount = max(f.layout.StripeCount, int(f.hints.Int(hints.StripingFactor)), 1)
+		stripeCount = max(f.layout.StripeCount, int(f.cfg.stripingFactor), 1)
 	case hints.DomainsEven:
 		stripe = 0
 	}
-	bufSize := f.hints.Int(hints.CBBufferSize)
+	bufSize := f.cfg.cbBufferSize
 	var affinityBlock, ownGrid int64
 	var own []twophase.OwnBlocks
 	if span, ok := twophase.Span(c.ranges); ok && affinity {
@@ -351,7 +349,7 @@ func (twoPhase) job(c *call, write bool) *twophase.Job {
 	}
 	coRatio := 1 // ROMIO uses the ratio for writes only
 	if write {
-		coRatio = int(f.hints.Int(hints.RomioLustreCoRatio))
+		coRatio = int(f.cfg.coRatio)
 	}
 	return &twophase.Job{
 		Comm:        f.comm,
@@ -364,7 +362,7 @@ func (twoPhase) job(c *call, write bool) *twophase.Job {
 			DataStart: c.off * c.view.Etype.Size(), Size: a.Size(),
 		},
 		BufSize:       bufSize,
-		MinDomain:     f.hints.Int(hints.RomioMinFdomainSize),
+		MinDomain:     f.cfg.minFdomainSize,
 		Stripe:        stripe,
 		StripeCount:   stripeCount,
 		AffinityBlock: affinityBlock,
@@ -375,7 +373,7 @@ func (twoPhase) job(c *call, write bool) *twophase.Job {
 		CoRatio:       coRatio,
 		RMW:           f.collectiveRMW(),
 		Atomic:        f.Atomicity(),
-		Overlap:       f.hints.Enum(hints.CollioOverlap) == hints.Enable,
+		Overlap:       f.cfg.overlap,
 		Buffers:       &f.buffers,
 		Stats:         &f.last,
 	}
@@ -396,7 +394,7 @@ func (f *File) nodeOf() []int {
 // romio_lustre_ds_in_coll=disable on a striped file system, as ROMIO's
 // Lustre driver.
 func (f *File) collectiveRMW() bool {
-	return f.sieves(true) && !(f.striped() && f.hints.Enum(hints.RomioLustreDSInColl) == hints.Disable)
+	return f.sieves(true) && !(f.striped() && f.cfg.lustreDSInColl == hints.Disable)
 }
 
 // Only aggregators touch the file, so ranks that deferred their open
