@@ -84,19 +84,6 @@ type File struct {
 	// cached is true on every rank when the E10 cache is in use
 	// (openCache): this rank's driver file, if open, is a *cache.File.
 	cached bool
-	// callBytes is the data all ranks move in the current collective call
-	// (from its entry Allgather).
-	callBytes int64
-	// callPieces estimates the file pieces all ranks access in the
-	// current collective call (metrics.PiecesOf, from the entry records).
-	callPieces int64
-	// callOwn is every rank's own-blocks report in the current call (nil
-	// when the entry record carried none; see twophase.OwnBlocks).
-	callOwn []twophase.OwnBlocks
-	// callNoSieve: the current call writes and no rank's part may be
-	// read-modify-written (mayWriteSieve), so independent writes need no
-	// byte-range locks even where the ranks' ranges interleave.
-	callNoSieve bool
 	// cacheOff: some rank's cache gave up after open and every rank
 	// writes through (cacheFellBack).
 	cacheOff bool

@@ -188,7 +188,7 @@ func (f *File) autoAggregators() bool {
 	return f.cfg.autoAggregators
 }
 
-// callAggregators returns the aggregators of a call with the given
+// aggregators returns the aggregators of a call with the given
 // strategy. With automatic aggregators: on a striped file system as many
 // as stripes times romio_lustre_co_ratio (as ROMIO-TAM and GIO do), and
 // for segmentation and two-phase on one node every rank (no network to
@@ -196,7 +196,8 @@ func (f *File) autoAggregators() bool {
 // an aggregator's own data never goes through the exchange); otherwise
 // those chosen at open from cb_nodes and cb_config_list (ROMIO: one per
 // node).
-func (f *File) callAggregators(name string) []int {
+func (c *call) aggregators(name string) []int {
+	f := c.f
 	if name == hints.StrategyIndependent || !f.autoAggregators() {
 		return f.aggs
 	}
@@ -207,7 +208,7 @@ func (f *File) callAggregators(name string) []int {
 		k := f.layout.StripeCount * max(1, int(f.cfg.coRatio))
 		aggs, _ := topo.Aggregators(f.nodes, min(n, k), all)
 		return aggs
-	case (name == hints.StrategyDynamic || name == hints.StrategyStatic) && f.nodes.Count() == 1 && (situation{bytes: f.callBytes, pieces: f.callPieces}).smallPieces():
+	case (name == hints.StrategyDynamic || name == hints.StrategyStatic) && f.nodes.Count() == 1 && (situation{bytes: c.bytes, pieces: c.pieces}).smallPieces():
 		// A group per rank would write tiny pieces one system call
 		// each: the open-time aggregators (ROMIO's, one per node)
 		// merge them instead.
@@ -216,7 +217,7 @@ func (f *File) callAggregators(name string) []int {
 		aggs, _ := topo.Aggregators(f.nodes, n, all)
 		return aggs
 	case name == hints.StrategyDynamic || name == hints.StrategyStatic || name == hints.StrategyTwoPhase:
-		return f.aggs[:volumeAggregators(f.callBytes, f.cfg.bytesPerAgg, len(f.aggs))]
+		return f.aggs[:volumeAggregators(c.bytes, f.cfg.bytesPerAgg, len(f.aggs))]
 	}
 	return f.aggs
 }
@@ -265,9 +266,17 @@ type call struct {
 	op     string
 	view   View
 	access Access
-	off    int64 // etypes
-	ranges []twophase.Range
-	aggs   []int // this call's aggregators
+	off    int64            // etypes
+	ranges []twophase.Range // every rank's file range, from the entry records
+	aggs   []int            // this call's aggregators
+	// bytes and pieces are all ranks' data and estimated file pieces;
+	// own their own-blocks reports (nil when the records carried none);
+	// noSieve: the call writes and no rank may read-modify-write, so
+	// independent writes need no byte-range locks even where ranges
+	// interleave.
+	bytes, pieces int64
+	own           []twophase.OwnBlocks
+	noSieve       bool
 	// deferred: the call ends without agreeing on its outcome
 	// (collio_error_agreement=deferred, strategy independent), so no
 	// barrier follows it either.
@@ -283,7 +292,7 @@ type independent struct{}
 func (independent) write(c *call) error {
 	defer c.f.timeIndependentIO()()
 	interleaved := twophase.Interleaved(c.ranges)
-	alone := !interleaved || c.f.callNoSieve
+	alone := !interleaved || c.noSieve
 	if alone && c.deferred && c.f.sieves(true) && !c.f.viewsContiguous && c.access.Size() > 0 {
 		// Lock-free writes are safe until the other ranks pass a
 		// barrier; with no closing agreement a rank may go on to an
@@ -345,7 +354,7 @@ func (twoPhase) job(c *call, write bool) *twophase.Job {
 	var own []twophase.OwnBlocks
 	if span, ok := twophase.Span(c.ranges); ok && affinity {
 		affinityBlock = twophase.AffinityBlockSize(span, len(c.aggs), bufSize, stripe)
-		ownGrid, own = f.ownGrid(), f.callOwn
+		ownGrid, own = f.ownGrid(), c.own
 	}
 	coRatio := 1 // ROMIO uses the ratio for writes only
 	if write {
@@ -366,7 +375,7 @@ func (twoPhase) job(c *call, write bool) *twophase.Job {
 		Stripe:        stripe,
 		StripeCount:   stripeCount,
 		AffinityBlock: affinityBlock,
-		TotalBytes:    f.callBytes,
+		TotalBytes:    c.bytes,
 		OwnGrid:       ownGrid,
 		Own:           own,
 		NodeOf:        f.nodeOf(),
