@@ -30,7 +30,7 @@ type fakeKernel struct {
 	layout []byte
 }
 
-func (k *fakeKernel) ioctl(fd int, req uint, arg []byte) error {
+func (k *fakeKernel) ioctl(fd int, req uint, arg []byte, _ ...[]byte) error {
 	fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
 	if err != nil {
 		return err
@@ -57,7 +57,7 @@ func (k *fakeKernel) reqs() []uint {
 	return out
 }
 
-func newFake() (*fakeKernel, *lustreDriver) {
+func newFake() (*fakeKernel, driver.Driver) {
 	k := &fakeKernel{layout: answer(lovUserMagicV1, 1<<20, 4, 0, 3, 4, 5, 6)}
 	return k, newDriver(k.ioctl)
 }
