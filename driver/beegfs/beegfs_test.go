@@ -79,7 +79,7 @@ func (k *fakeKernel) reqs() []uint {
 	return out
 }
 
-func newFake(t *testing.T) (*fakeKernel, *beegfsDriver) {
+func newFake(t *testing.T) (*fakeKernel, driver.Driver) {
 	if ptrSize != 8 {
 		t.Skip("the fake reads a 64-bit filename pointer")
 	}
