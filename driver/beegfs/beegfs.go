@@ -35,23 +35,13 @@ const Name = "beegfs"
 
 func init() { driver.Register(New()) }
 
-// LayoutError reports a failure to create a file with stripe hints or to
-// read its stripe info (Op "mkfile" or "get stripe info"). It unwraps to
-// the errno.
-type LayoutError = striped.LayoutError
+// New returns the BeeGFS driver.
+func New() driver.Driver { return striped.New(Name, &beegfs{ioctl: striped.SysIoctl}) }
 
 // beegfs is the BeeGFS part of the driver: BEEGFS_IOC_MKFILE_STRIPEHINTS
-// at create, BEEGFS_IOC_GET_STRIPEINFO on every open.
-type beegfs struct {
-	ioctl striped.Ioctl
-}
-
-// New returns the BeeGFS driver.
-func New() driver.Driver { return newDriver(striped.SysIoctl) }
-
-func newDriver(ioctl striped.Ioctl) driver.Driver {
-	return striped.New(Name, &beegfs{ioctl: ioctl})
-}
+// at create, BEEGFS_IOC_GET_STRIPEINFO on every open. ioctl is the
+// kernel's, or a test's.
+type beegfs struct{ ioctl striped.Ioctl }
 
 // Prepare: when a layout is requested, the file is first created with the
 // stripe hints through its parent directory; if it already exists its
@@ -138,6 +128,11 @@ func (b *beegfs) mkfile(path string, h mkfileHints) (created bool, err error) {
 	request := striped.Part("chunk size", int64(h.chunkSize)) + ", " + striped.Part("targets", int64(h.numTargets))
 	return false, &LayoutError{FS: Name, Op: "mkfile", Path: path, Request: request, Reason: reason, Err: err}
 }
+
+// LayoutError reports a failure to create a file with stripe hints or to
+// read its stripe info (Op "mkfile" or "get stripe info"). It unwraps to
+// the errno.
+type LayoutError = striped.LayoutError
 
 // Layout runs BEEGFS_IOC_GET_STRIPEINFO. Not BeeGFS (ENOTTY, when the
 // "beegfs:" prefix is used elsewhere) or no pattern (EINVAL) gives an

@@ -46,22 +46,12 @@ const (
 
 func init() { driver.Register(New()) }
 
-// LayoutError reports a failure to set or read a file's striping
-// (Op "setstripe" or "getstripe"). It unwraps to the errno.
-type LayoutError = striped.LayoutError
+// New returns the Lustre driver.
+func New() driver.Driver { return striped.New(Name, &lustre{ioctl: striped.SysIoctl}) }
 
 // lustre is the Lustre part of the driver: LL_IOC_LOV_SETSTRIPE at create,
-// LL_IOC_LOV_GETSTRIPE on every open.
-type lustre struct {
-	ioctl striped.Ioctl
-}
-
-// New returns the Lustre driver.
-func New() driver.Driver { return newDriver(striped.SysIoctl) }
-
-func newDriver(ioctl striped.Ioctl) driver.Driver {
-	return striped.New(Name, &lustre{ioctl: ioctl})
-}
+// LL_IOC_LOV_GETSTRIPE on every open. ioctl is the kernel's, or a test's.
+type lustre struct{ ioctl striped.Ioctl }
 
 // Prepare: when a layout is requested, the file is opened with
 // O_LOV_DELAY_CREATE and, on that descriptor, the layout is set by
@@ -159,6 +149,10 @@ func (s setstripe) layout() driver.Layout {
 	}
 	return l
 }
+
+// LayoutError reports a failure to set or read a file's striping
+// (Op "setstripe" or "getstripe"). It unwraps to the errno.
+type LayoutError = striped.LayoutError
 
 func layoutError(op, path, request string, err error, reason string) *LayoutError {
 	return &LayoutError{FS: Name, Op: op, Path: path, Request: request, Reason: reason, Err: err}
