@@ -66,13 +66,11 @@ func (l *lustre) Prepare(path string, opts driver.OpenOptions) (int, func(fd int
 		return opts.Flags, nil, err
 	}
 	apply := func(fd int) error {
-		if err := l.setLayout(fd, path, *req); err != nil {
-			if opts.Flags&os.O_EXCL != 0 {
-				unix.Unlink(path) // we created it; leave nothing half-made
-			}
-			return err
+		err := l.setLayout(fd, path, *req)
+		if err != nil && opts.Flags&os.O_EXCL != 0 {
+			unix.Unlink(path) // we created it; leave nothing half-made
 		}
-		return nil
+		return err
 	}
 	return opts.Flags | oLovDelayCreate, apply, nil
 }
