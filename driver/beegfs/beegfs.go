@@ -125,7 +125,7 @@ func (b *beegfs) mkfile(path string, h mkfileHints) (created bool, err error) {
 	if errors.Is(err, unix.ENOTTY) {
 		reason = "not a BeeGFS file system"
 	}
-	request := striped.Part("chunk size", int64(h.chunkSize)) + ", " + striped.Part("targets", int64(h.numTargets))
+	request := striped.Requested("chunk size", int64(h.chunkSize)) + ", " + striped.Requested("targets", int64(h.numTargets))
 	return false, &LayoutError{FS: Name, Op: "mkfile", Path: path, Request: request, Reason: reason, Err: err}
 }
 

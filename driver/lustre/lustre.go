@@ -158,7 +158,7 @@ func layoutError(op, path, request string, err error, reason string) *LayoutErro
 
 // describe says what a setstripe request asks, for LayoutError.Request.
 func describe(l driver.Layout, pool string) string {
-	s := striped.Part("stripe size", l.StripeSize) + ", " + striped.Part("stripe count", int64(l.StripeCount)) + ", "
+	s := striped.Requested("stripe size", l.StripeSize) + ", " + striped.Requested("stripe count", int64(l.StripeCount)) + ", "
 	if l.StartTarget < 0 {
 		s += "start OST default"
 	} else {

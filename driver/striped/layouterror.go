@@ -26,9 +26,9 @@ func (e *LayoutError) Error() string {
 
 func (e *LayoutError) Unwrap() error { return e.Err }
 
-// Part describes one requested value for LayoutError.Request: "name N",
+// Requested describes one requested value for LayoutError.Request: "name N",
 // or "name default" when v is 0 or less (the file-system default).
-func Part(name string, v int64) string {
+func Requested(name string, v int64) string {
 	if v <= 0 {
 		return name + " default"
 	}

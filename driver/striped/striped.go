@@ -15,8 +15,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// DefaultPerm is used when OpenOptions.Perm is 0 (as ufs does).
-const DefaultPerm os.FileMode = 0o644
+// defaultPerm is used when OpenOptions.Perm is 0 (as ufs does).
+const defaultPerm os.FileMode = 0o644
 
 // Striping is what one striped file system adds to plain POSIX files.
 type Striping interface {
@@ -53,7 +53,7 @@ func (d *stripedDriver) Delete(path string) error { return d.ufs.Delete(path) }
 // file that does the I/O.
 func (d *stripedDriver) Open(path string, opts driver.OpenOptions) (driver.File, error) {
 	if opts.Perm == 0 {
-		opts.Perm = DefaultPerm
+		opts.Perm = defaultPerm
 	}
 	flags := opts.Flags
 	var apply func(fd int) error

@@ -236,7 +236,7 @@ func TestFileLooksThroughToUFS(t *testing.T) {
 
 func TestLayoutErrorMessage(t *testing.T) {
 	e := &LayoutError{FS: "lustre", Op: "setstripe", Path: "/x",
-		Request: Part("stripe size", 1<<20) + ", " + Part("stripe count", 0), Reason: "not a Lustre file system", Err: unix.ENOTTY}
+		Request: Requested("stripe size", 1<<20) + ", " + Requested("stripe count", 0), Reason: "not a Lustre file system", Err: unix.ENOTTY}
 	assert.EqualError(t, e, "lustre setstripe /x (stripe size 1048576, stripe count default): not a Lustre file system: "+unix.ENOTTY.Error())
 	assert.ErrorIs(t, e, unix.ENOTTY)
 	assert.EqualError(t, &LayoutError{FS: "beegfs", Op: "get stripe info", Path: "/y", Err: unix.EIO},
