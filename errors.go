@@ -21,6 +21,7 @@ var (
 	ErrType        = ioerr.ErrType        // an invalid datatype or view
 	ErrUnsupported = ioerr.ErrUnsupported // the operation is not supported here
 	ErrComm        = ioerr.ErrInternComm  // communication between ranks failed
+	ErrFileInUse   = ioerr.ErrFileInUse   // closing with nonblocking transfers not waited for
 )
 
 // Error is the concrete type of most errors collio returns: the class, the

@@ -71,6 +71,10 @@ type File struct {
 	// agreement; skipped the calls since that went the same way without
 	// agreeing (repeatsIndependent).
 	streak, skipped [2]int
+	// slots are the private communicators of nonblocking operations;
+	// pending the operations started and not waited for (nonblocking.go).
+	slots   [opSlots]opSlot
+	pending []*Request
 	// entryAll holds a collective transfer's entry record and every
 	// rank's, reused from call to call.
 	entryAll []byte

@@ -154,15 +154,26 @@ func (f *File) Close() error {
 	if err := f.usable("close"); err != nil {
 		return err
 	}
+	// Operations not waited for still use the file: they complete (each
+	// progresses on its own), and the close fails on every rank naming
+	// them, with the file closed.
+	left := f.finishOutstanding()
 	f.closed = true
 	f.buffers = twophase.Buffers{}
-	err := f.agree("close", f.closeDriverFile())
+	cerr := f.closeDriverFile()
+	if left == nil {
+		left = cerr
+	}
+	err := f.agree("close", left)
 	if err == nil && f.mode&ModeDeleteOnClose != 0 {
 		var derr error
 		if f.rank() == 0 {
 			derr = f.drv.Delete(f.fpath)
 		}
 		err = f.agree("close", derr)
+	}
+	if ferr := f.freeSlots(); err == nil && ferr != nil {
+		err = f.wrap(ferr, "close")
 	}
 	if ferr := f.leaveComm(); err == nil && ferr != nil {
 		err = f.wrap(ferr, "close")

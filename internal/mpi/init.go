@@ -161,3 +161,22 @@ func Abort(c Comm, code int) error {
 	}
 	return nil
 }
+
+// ConcurrentCalls reports whether several threads may call MPI at once
+// (MPI_THREAD_MULTIPLE was provided), which nonblocking collective I/O
+// needs to progress in the background. The level never changes once MPI
+// runs, so it is asked once.
+func (c Comm) ConcurrentCalls() bool {
+	threadLevel.once.Do(func() {
+		var p C.int
+		if Initialized() && !Finalized() && C.MPI_Query_thread(&p) == C.MPI_SUCCESS {
+			threadLevel.multiple = threadLevelFromC(p) == ThreadMultiple
+		}
+	})
+	return threadLevel.multiple
+}
+
+var threadLevel struct {
+	once     sync.Once
+	multiple bool
+}

@@ -1,0 +1,278 @@
+package adio
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/collio/collio/internal/comm"
+	"github.com/collio/collio/internal/ioerr"
+)
+
+// Nonblocking collective transfers (MPI_File_iwrite_at_all and the like).
+//
+// The start call takes the call's place in the file's order of collective
+// calls (its sequence number, the file pointer) on the caller's goroutine,
+// then the transfer runs on a goroutine of its own as an ordinary
+// collective call of an operation File (forOp) on a private communicator:
+// one of opSlots duplicates of the file's communicator, the one of slot
+// seq mod opSlots. Operations that share a slot run one after the other on
+// every rank, in start order, so their collectives and messages are
+// matched in the same order everywhere (no strategy receives from any
+// source); operations of different slots progress at once. Where
+// goroutines may not call MPI at once (below MPI_THREAD_MULTIPLE), the
+// transfer runs inside the start call instead.
+
+// opSlots bounds the operations that progress at the same time on a file.
+const opSlots = 4
+
+// Request is a nonblocking collective transfer in progress.
+type Request struct {
+	f    *File
+	op   string
+	seq  int64
+	done chan struct{}
+	// Set by the operation's goroutine before done is closed.
+	n   int64
+	err error
+	of  *File // the operation File, for its metrics and owed error
+	// waited: Wait or a successful Test has handed the outcome over.
+	waited bool
+	// released: the caller will not wait (its start failed on this rank);
+	// the file completes it, and does not name it at close.
+	released bool
+}
+
+// opSlot is one private communicator for operations and the done channel
+// of the last operation started on it.
+type opSlot struct {
+	comm comm.Comm
+	last chan struct{}
+}
+
+// threadLeveler is implemented by communicators that know whether several
+// threads may call MPI at once (internal/mpi); others (the in-memory
+// communicator) allow it.
+type threadLeveler interface {
+	ConcurrentCalls() bool
+}
+
+func concurrentCalls(c comm.Comm) bool {
+	for c != nil {
+		if t, ok := c.(threadLeveler); ok {
+			return t.ConcurrentCalls()
+		}
+		u, ok := c.(interface{ Unwrap() comm.Comm })
+		if !ok {
+			return true
+		}
+		c = u.Unwrap()
+	}
+	return true
+}
+
+// IWriteAtAll starts writing a at offset off (etypes) collectively. The
+// buffer must not change until the request completes.
+func (f *File) IWriteAtAll(a Access, off int64) (*Request, error) {
+	return f.start("iwrite_at_all", true, a, func() int64 { return off }, false)
+}
+
+// IReadAtAll starts reading into a from offset off (etypes) collectively.
+func (f *File) IReadAtAll(a Access, off int64) (*Request, error) {
+	return f.start("iread_at_all", false, a, func() int64 { return off }, false)
+}
+
+// IWriteAll starts writing a at the individual file pointer collectively;
+// the pointer moves past the data at once, as MPI asks.
+func (f *File) IWriteAll(a Access) (*Request, error) {
+	return f.start("iwrite_all", true, a, f.Position, true)
+}
+
+// IReadAll starts reading into a from the individual file pointer
+// collectively; the pointer moves past the data asked for at once.
+func (f *File) IReadAll(a Access) (*Request, error) {
+	return f.start("iread_all", false, a, f.Position, true)
+}
+
+func (f *File) start(op string, write bool, a Access, offset func() int64, advance bool) (*Request, error) {
+	if err := f.usable(op); err != nil {
+		return nil, err
+	}
+	off := offset()
+	v := f.View()
+	if advance && a.Err == nil {
+		f.mu.Lock()
+		f.fp = off + a.Size()/v.Etype.Size()
+		f.mu.Unlock()
+	}
+	// The operation File makes the call's ordinary sequence and digest
+	// step; the parent steps alike, so its synchronizing calls count it.
+	seq, digest := f.seq, f.digest
+	f.seq++
+	f.digest = f.digest*1099511628211 + uint64(opCodes[blockingOp(op)]%2) + 1
+	slot := &f.slots[seq%opSlots]
+	if slot.comm == nil {
+		// Collective: every rank starts its operations in the same order,
+		// so every rank makes this slot's duplicate in the same call.
+		dc, err := f.comm.Dup()
+		if err != nil {
+			return nil, f.wrap(err, op)
+		}
+		slot.comm = shaped(dc)
+	}
+	of := f.forOp(slot.comm, seq, digest)
+	r := &Request{f: f, op: op, seq: seq + 1, done: make(chan struct{}), of: of}
+	prev := slot.last
+	slot.last = r.done
+	f.pending = append(f.pending, r)
+	run := func() {
+		if prev != nil {
+			<-prev
+		}
+		r.n, r.err = of.collective(blockingOp(op), write, a, func() int64 { return off }, false)
+		close(r.done)
+	}
+	if concurrentCalls(f.comm) {
+		go run()
+	} else {
+		run()
+	}
+	return r, nil
+}
+
+// blockingOp names the blocking form of a nonblocking operation: the two
+// meet in one collective call, and the entry record carries its code.
+func blockingOp(op string) string { return strings.TrimPrefix(op, "i") }
+
+// forOp makes the File an operation runs its collective call on: the
+// parent's file, view and settings, with its own communicator, sequence
+// numbers, metrics and buffers.
+func (f *File) forOp(c comm.Comm, seq int64, digest uint64) *File {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return &File{
+		comm: c, path: f.path, fpath: f.fpath, drv: f.drv, f: f.f, mode: f.mode, hints: f.hints, cfg: f.cfg,
+		configList: f.configList, nodes: f.nodes, aggs: f.aggs, layout: f.layout, dopts: f.dopts,
+		view: f.view, atomic: f.atomic, seq: seq, digest: digest, viewsContiguous: f.viewsContiguous,
+		cached: f.cached, cacheOff: f.cacheOff, dsWriteOK: f.dsWriteOK, stderr: f.stderr,
+	}
+}
+
+// Wait waits for the transfer and returns how many bytes it moved. An
+// error owed by a transfer that did not agree (collio_error_agreement=
+// deferred) also comes out at the file's next synchronizing call, as for
+// a blocking call.
+func (r *Request) Wait() (int64, error) {
+	if r == nil {
+		return 0, ioerr.New(ioerr.ErrArg, "wait", "request is nil")
+	}
+	<-r.done
+	r.complete()
+	return r.n, r.err
+}
+
+// Test reports whether the transfer completed, and then its outcome.
+func (r *Request) Test() (done bool, n int64, err error) {
+	if r == nil {
+		return false, 0, ioerr.New(ioerr.ErrArg, "test", "request is nil")
+	}
+	select {
+	case <-r.done:
+		r.complete()
+		return true, r.n, r.err
+	default:
+		return false, 0, nil
+	}
+}
+
+// Done is closed when the transfer has completed (Wait then does not
+// block).
+func (r *Request) Done() <-chan struct{} { return r.done }
+
+// complete hands the finished operation's metrics, owed error and cache
+// state over to its file, once.
+func (r *Request) complete() {
+	if r.waited {
+		return
+	}
+	r.waited = true
+	f, of := r.f, r.of
+	f.mu.Lock()
+	f.last = of.last
+	f.last.Op = r.op
+	f.total.Add(of.last)
+	f.cacheOff = f.cacheOff || of.cacheOff
+	f.mu.Unlock()
+	if of.owed != nil && f.owed == nil {
+		f.owed = of.owed
+	}
+	if of.broken != nil && f.broken == nil {
+		// The slot's communicator is unusable, and with it the order of
+		// the file's operations.
+		f.broken = of.broken
+	}
+	for i, p := range f.pending {
+		if p == r {
+			f.pending = append(f.pending[:i], f.pending[i+1:]...)
+			break
+		}
+	}
+}
+
+// WaitAll waits for every request and returns the first error (in the
+// order given), or nil.
+func WaitAll(reqs ...*Request) error {
+	var first error
+	for _, r := range reqs {
+		if _, err := r.Wait(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// Release gives up the request: the caller will not wait for it (its
+// start failed on this rank, and the others learn that from their Wait).
+// The file completes it; Close does not count it as not waited for.
+func (r *Request) Release() { r.released = true }
+
+// outstanding describes the operations started and not waited for, or "".
+func (f *File) outstanding() string {
+	var names []string
+	for _, r := range f.pending {
+		if !r.released {
+			names = append(names, fmt.Sprintf("%s (call %d)", r.op, r.seq))
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d nonblocking operations not waited for: %s", len(names), strings.Join(names, ", "))
+}
+
+// finishOutstanding waits for the operations not waited for, hands their
+// outcomes over, and returns an error naming them (nil if there were none).
+func (f *File) finishOutstanding() error {
+	s := f.outstanding()
+	for _, r := range append([]*Request(nil), f.pending...) {
+		r.Wait()
+	}
+	if s == "" {
+		return nil
+	}
+	return f.errf(ioerr.ErrFileInUse, "close", "%s: closed once they completed; wait for each request before closing", s)
+}
+
+// freeSlots frees the operations' communicators (collective: every rank
+// made the same slots).
+func (f *File) freeSlots() error {
+	var first error
+	for i := range f.slots {
+		if s := &f.slots[i]; s.comm != nil {
+			if err := s.comm.Free(); err != nil && first == nil {
+				first = err
+			}
+			s.comm, s.last = nil, nil
+		}
+	}
+	return first
+}
