@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/collio/collio/cache"
 	"github.com/collio/collio/hints"
 	"github.com/collio/collio/internal/agree"
 	"github.com/collio/collio/internal/ioerr"
@@ -222,9 +221,9 @@ func (f *File) enter(op string, write bool, v View, a Access, off int64, local e
 	if write && (local != nil || f.mayWriteSieve(v, a, off)) {
 		rec[11] = 1
 	}
-	if f.cached && f.f != nil {
-		rec[5], rec[6] = cache.Pending(f.f)
-		if cache.FellBack(f.f) {
+	if wb, ok := f.writeBack(); ok {
+		rec[5], rec[6] = wb.Pending()
+		if wb.FellBack() {
 			rec[8] = 1
 		}
 	}
@@ -301,8 +300,8 @@ func (f *File) enter(op string, write bool, v View, a Access, off int64, local e
 // once. Data still cached elsewhere is drained by the calls that touch
 // it, as before.
 func (f *File) cacheFellBack(first int) {
-	if f.f != nil && !cache.FellBack(f.f) {
-		cache.FallBack(f.f)
+	if wb, ok := f.writeBack(); ok && !wb.FellBack() {
+		wb.FallBack()
 	}
 	if !f.cacheOff {
 		f.cacheOff = true
@@ -350,7 +349,9 @@ func (f *File) drainCached(op string, write bool, ranges, pending []twophase.Ran
 	}
 	var err error
 	if p := pending[f.rank()]; p.End > p.Start && p.Start < hi && lo < p.End {
-		err = cache.DrainRanges(f.f, region)
+		if wb, ok := f.writeBack(); ok {
+			err = wb.DrainRanges(region)
+		}
 	}
 	return f.agree(op, err)
 }

@@ -72,7 +72,8 @@ type File struct {
 	buffers twophase.Buffers
 
 	// cached is true on every rank when the E10 cache is in use
-	// (openCache): this rank's driver file, if open, is a *cache.File.
+	// (openCache): this rank's driver file, if open, holds writes back
+	// (driver.WriteBack).
 	cached bool
 	// callBytes is the data all ranks move in the current collective call
 	// (from its entry Allgather).
@@ -130,6 +131,15 @@ func (f *File) DriverFile() driver.File { return f.f }
 // Close waited for copies: the not-hidden sync), false when this rank
 // writes without a cache.
 func (f *File) CacheStats() (cache.Stats, bool) { return cache.StatsOf(f.f) }
+
+// writeBack returns the layer of this rank's driver file that holds
+// writes back (the E10 cache), when the cache is in use and the file open.
+func (f *File) writeBack() (driver.WriteBack, bool) {
+	if !f.cached || f.f == nil {
+		return nil, false
+	}
+	return driver.WriteBackOf(f.f)
+}
 
 // Layout reports how the file is striped.
 func (f *File) Layout() driver.Layout { return f.layout }
