@@ -83,7 +83,7 @@ func TestParseFormatBytes(t *testing.T) {
 		require.NoError(t, err, in)
 		require.Equal(t, want, got, in)
 	}
-	for _, in := range []string{"", "k", "-1", "1x", "1.5m", "99999999999t"} {
+	for _, in := range []string{"", "k", "-1", "1x", "1.5m", "1t", "99999999999g"} {
 		_, err := ParseBytes(in)
 		require.Error(t, err, in)
 	}
