@@ -37,6 +37,7 @@ build: deps
 vet: deps
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) vet ./...
+	CGO_ENABLED=0 $(GO) vet ./...
 	@for m in $(SUBMODS); do echo "(cd $$m && $(GO) vet ./...)"; (cd $$m && $(GO) vet ./...) || exit 1; done
 
 # Tier 1: everything in one process (MPI packages run as 1-rank singletons).
