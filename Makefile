@@ -13,6 +13,9 @@ BIN     := $(CURDIR)/bin
 MPIEXEC := $(CURDIR)/scripts/mpiexec.sh
 # Packages whose tests run under mpirun (their TestMain is mpitest.Main).
 MPI_PKGS := . ./internal/mpi ./internal/mpitest ./gompiadapt ./examples/quickstart
+# Modules of their own inside the tree, so that the library's go.mod does
+# not carry their dependencies: the benchmark report's plotting library.
+SUBMODS := cmd/benchreport
 
 # mpirun refuses root and more ranks than cores without these.
 export OMPI_ALLOW_RUN_AS_ROOT=1
@@ -29,14 +32,18 @@ deps:
 build: deps
 	$(GO) build ./...
 	$(GO) build -o $(BIN)/ ./cmd/...
+	@for m in $(SUBMODS); do (cd $$m && $(GO) build -o $(BIN)/ .) || exit 1; done
 
 vet: deps
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) vet ./...
+	CGO_ENABLED=0 $(GO) vet ./...
+	@for m in $(SUBMODS); do echo "(cd $$m && $(GO) vet ./...)"; (cd $$m && $(GO) vet ./...) || exit 1; done
 
 # Tier 1: everything in one process (MPI packages run as 1-rank singletons).
 test-unit: deps
 	$(GO) test -count=1 -timeout 10m ./...
+	@for m in $(SUBMODS); do echo "(cd $$m && $(GO) test ./...)"; (cd $$m && $(GO) test -count=1 -timeout 10m ./...) || exit 1; done
 
 # Tier 2: the MPI packages under mpirun, at 4 ranks and at 3 (to catch
 # even-split assumptions). -p 1: one mpirun job at a time on small machines.

@@ -1,3 +1,5 @@
+//go:build cgo
+
 package collio_test
 
 // The E10 cache under MPI, beyond the cached variants of TestHostEquality:

@@ -1,3 +1,5 @@
+//go:build cgo
+
 package collio_test
 
 // End-to-end tests under MPI: files written through collio must be byte

@@ -1,3 +1,5 @@
+//go:build cgo
+
 package collio_test
 
 // Two-phase collective buffering under MPI: the write variants that force

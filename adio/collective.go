@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/collio/collio/cache"
 	"github.com/collio/collio/hints"
 	"github.com/collio/collio/internal/agree"
 	"github.com/collio/collio/internal/ioerr"
@@ -269,9 +268,9 @@ func (f *File) enter(c *call, write bool, local error) (pending []twophase.Range
 		mine.own = twophase.CountOwnBlocks(twophase.Access{Disp: v.Disp, Filetype: v.Filetype, DataStart: off * v.Etype.Size(), Size: a.Size()}, f.ownGrid())
 	}
 	mine.maySieve = write && (local != nil || f.mayWriteSieve(v, a, off))
-	if f.cached && f.f != nil {
-		mine.pending.Start, mine.pending.End = cache.Pending(f.f)
-		mine.fellBack = cache.FellBack(f.f)
+	if wb, ok := f.writeBack(); ok {
+		mine.pending.Start, mine.pending.End = wb.Pending()
+		mine.fellBack = wb.FellBack()
 	}
 	const width = 8 * entryWords
 	// The record buffers live as long as the file: a call allocates none.
@@ -342,8 +341,8 @@ func (f *File) enter(c *call, write bool, local error) (pending []twophase.Range
 // once. Data still cached elsewhere is drained by the calls that touch
 // it, as before.
 func (f *File) cacheFellBack(first int) {
-	if f.f != nil && !cache.FellBack(f.f) {
-		cache.FallBack(f.f)
+	if wb, ok := f.writeBack(); ok && !wb.FellBack() {
+		wb.FallBack()
 	}
 	if !f.cacheOff {
 		f.cacheOff = true
@@ -391,7 +390,9 @@ func (f *File) drainCached(op string, write bool, ranges, pending []twophase.Ran
 	}
 	var err error
 	if p := pending[f.rank()]; p.End > p.Start && p.Start < hi && lo < p.End {
-		err = cache.DrainRanges(f.f, region)
+		if wb, ok := f.writeBack(); ok {
+			err = wb.DrainRanges(region)
+		}
 	}
 	return f.agree(op, err)
 }

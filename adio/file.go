@@ -86,7 +86,8 @@ type File struct {
 	buffers twophase.Buffers
 
 	// cached is true on every rank when the E10 cache is in use
-	// (openCache): this rank's driver file, if open, is a *cache.File.
+	// (openCache): this rank's driver file, if open, holds writes back
+	// (driver.WriteBack).
 	cached bool
 	// cacheOff: some rank's cache gave up after open and every rank
 	// writes through (cacheFellBack).
@@ -131,6 +132,15 @@ func (f *File) DriverFile() driver.File { return f.f }
 // Close waited for copies: the not-hidden sync), false when this rank
 // writes without a cache.
 func (f *File) CacheStats() (cache.Stats, bool) { return cache.StatsOf(f.f) }
+
+// writeBack returns the layer of this rank's driver file that holds
+// writes back (the E10 cache), when the cache is in use and the file open.
+func (f *File) writeBack() (driver.WriteBack, bool) {
+	if !f.cached || f.f == nil {
+		return nil, false
+	}
+	return driver.WriteBackOf(f.f)
+}
 
 // Layout reports how the file is striped.
 func (f *File) Layout() driver.Layout { return f.layout }

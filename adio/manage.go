@@ -73,8 +73,8 @@ func (f *File) rootSizeOp(op string, size int64, apply func() error) error {
 	if f.cached && op == "set_size" {
 		// Copies still queued in any rank's cache would land after the
 		// size change: every rank finishes them first.
-		if f.f != nil {
-			cache.Drain(f.f)
+		if wb, ok := f.writeBack(); ok {
+			wb.Drain()
 		}
 		if err := f.agree(op, nil); err != nil {
 			return err
@@ -85,11 +85,11 @@ func (f *File) rootSizeOp(op string, size int64, apply func() error) error {
 		if err = f.ensureOpen(op); err == nil {
 			err = apply()
 		}
-	} else if f.cached && op == "set_size" && f.f != nil {
+	} else if wb, ok := f.writeBack(); ok && op == "set_size" {
 		// Rank 0's cache forgets its failed copies past the new end as it
 		// truncates; the other ranks' caches must too, or a retry at close
 		// grows the file back with the old bytes.
-		err = cache.DropPast(f.f, size)
+		err = wb.DropPast(size)
 	}
 	return f.agree(op, err)
 }

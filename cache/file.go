@@ -64,7 +64,12 @@ type extent struct {
 	reported    bool   // a copy error of this extent was returned by Sync
 }
 
-var _ driver.File = (*File)(nil)
+var (
+	_ driver.File      = (*File)(nil)
+	_ driver.WriteBack = (*File)(nil)
+	_ driver.RunWriter = (*File)(nil)
+	_ driver.RunReader = (*File)(nil)
+)
 
 // Open creates the cache over global (already open for writing) and starts
 // its workers. Nothing is written to global until a write is copied. If a
@@ -253,22 +258,15 @@ func (c *File) fallBack(what string, cause error, do func(driver.File) (int, err
 	return do(c.global)
 }
 
-// FellBack reports whether f is (over) a cache File that gave up caching
-// and writes the global file directly.
-func FellBack(f driver.File) bool {
-	c := fileOf(f)
-	return c != nil && c.passthrough.Load()
-}
+// FellBack reports whether the cache gave up and writes the global file
+// directly (driver.WriteBack).
+func (c *File) FellBack() bool { return c.passthrough.Load() }
 
-// FallBack makes f, if (over) a cache File, write the global file
-// directly from now on, as when its own reservation fails; adio calls it
-// on every rank once any rank fell back, so that the ranks agree on
-// whether the cache is in use.
-func FallBack(f driver.File) {
-	if c := fileOf(f); c != nil {
-		c.stopCaching("")
-	}
-}
+// FallBack makes the cache write the global file directly from now on, as
+// when its own reservation fails (driver.WriteBack); adio calls it on
+// every rank once any rank fell back, so that the ranks agree on whether
+// the cache is in use.
+func (c *File) FallBack() { c.stopCaching("") }
 
 // stopCaching switches to writing through, once: what the cache holds is
 // copied and made durable first, and the journal checkpointed, so that
@@ -732,8 +730,9 @@ func (c *File) Sync() error {
 }
 
 // Drain copies everything the cache holds, whatever the policy, and waits
-// for it; copy errors are kept for the next Sync or Close. adio calls it
-// on every rank before a collective set_size.
+// for it; copy errors are kept for the next Sync or Close
+// (driver.WriteBack). adio calls it on every rank before a collective
+// set_size.
 func (c *File) Drain() {
 	c.mu.Lock()
 	c.releaseLocked(true)
@@ -742,7 +741,8 @@ func (c *File) Drain() {
 }
 
 // DrainRanges copies what the cache holds inside any of the ranges
-// ([start, end) pairs), whatever the policy, and waits for those copies.
+// ([start, end) pairs), whatever the policy, and waits for those copies
+// (driver.WriteBack).
 // Extents whose copy failed before are retried. If data of the ranges is
 // still only in the cache afterwards, the copy error is returned (and, as
 // always, reported again by the next Sync or Close).
@@ -797,14 +797,10 @@ func (c *File) DrainRanges(ranges [][2]int64) error {
 	return nil
 }
 
-// Pending returns the bounds [start, end) of the data f's cache holds
+// Pending returns the bounds [start, end) of the data the cache holds
 // that is not copied to the global file yet; start == end when there is
-// none or f is not (over) a cache File.
-func Pending(f driver.File) (start, end int64) {
-	c := fileOf(f)
-	if c == nil {
-		return 0, 0
-	}
+// none (driver.WriteBack).
+func (c *File) Pending() (start, end int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	first := true
@@ -820,21 +816,6 @@ func Pending(f driver.File) (start, end int64) {
 		}
 	}
 	return start, end
-}
-
-// DrainRanges drains ranges of f if it is (over) a cache File.
-func DrainRanges(f driver.File, ranges [][2]int64) error {
-	if c := fileOf(f); c != nil {
-		return c.DrainRanges(ranges)
-	}
-	return nil
-}
-
-// Drain drains f if it is (over) a cache File.
-func Drain(f driver.File) {
-	if c := fileOf(f); c != nil {
-		c.Drain()
-	}
 }
 
 // Truncate copies what the cache holds, then truncates the global file
@@ -873,15 +854,14 @@ func (c *File) dropFailedPastLocked(size int64) {
 	c.failed = kept
 }
 
-// DropPast makes f, if (over) a cache File, forget the failed copies past
-// size, as Truncate does, without truncating anything: adio calls it on
-// the ranks other than the one that truncates the global file, so that no
-// retry (at Sync or Close, or by collio recover) writes past the new end
-// the bytes that were cut off. What was copied is synced first, so the
-// journal can say so.
-func DropPast(f driver.File, size int64) error {
-	c := fileOf(f)
-	if c == nil || size < 0 {
+// DropPast forgets the failed copies past size, as Truncate does, without
+// truncating anything (driver.WriteBack): adio calls it on the ranks other
+// than the one that truncates the global file, so that no retry (at Sync
+// or Close, or by collio recover) writes past the new end the bytes that
+// were cut off. What was copied is synced first, so the journal can say
+// so.
+func (c *File) DropPast(size int64) error {
+	if size < 0 {
 		return nil
 	}
 	c.mu.Lock()

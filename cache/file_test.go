@@ -7,6 +7,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -377,8 +380,35 @@ func TestThreadsHonoured(t *testing.T) {
 	}
 }
 
-// Idle workers sleep: an open cache with 4 workers and nothing to do
-// costs no CPU.
+// workerStates returns the scheduler states of c's copy workers, from a
+// dump of every goroutine ("sync.Cond.Wait", "running", ...).
+func workerStates(c *File) []string {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	mine := fmt.Sprintf("cache.(*File).worker(%p", c)
+	var states []string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, mine) {
+			hdr, _, _ := strings.Cut(g, "\n") // goroutine N [state, ...]:
+			_, state, _ := strings.Cut(hdr, "[")
+			state, _, _ = strings.Cut(state, "]")
+			state, _, _ = strings.Cut(state, ",")
+			states = append(states, state)
+		}
+	}
+	return states
+}
+
+// Idle workers sleep: an open cache with 4 workers and nothing to do has
+// all of them parked in sync.Cond.Wait, dump after dump, instead of
+// running.
 func TestIdleWorkersDoNotSpin(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "g")
 	c, err := Open(openG(t, ufs.New(), path), newOpts(t, path, FlushImmediate, 4))
@@ -386,14 +416,16 @@ func TestIdleWorkersDoNotSpin(t *testing.T) {
 	_, err = c.WriteAt(pattern(1, 100), 0)
 	require.NoError(t, err)
 	require.NoError(t, c.Sync())
-	cpu := func() time.Duration {
-		var ru unix.Rusage
-		require.NoError(t, unix.Getrusage(unix.RUSAGE_SELF, &ru))
-		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	parked := []string{"sync.Cond.Wait", "sync.Cond.Wait", "sync.Cond.Wait", "sync.Cond.Wait"}
+	// The worker that copied may still be on its way back to Wait.
+	for i := 0; !slices.Equal(workerStates(c), parked); i++ {
+		require.Less(t, i, 10000, "the workers never all waited: %v", workerStates(c))
+		runtime.Gosched()
 	}
-	before := cpu()
-	time.Sleep(200 * time.Millisecond)
-	require.Less(t, cpu()-before, 50*time.Millisecond)
+	for range 50 {
+		require.Equal(t, parked, workerStates(c))
+		runtime.Gosched()
+	}
 	require.NoError(t, c.Close())
 }
 
@@ -403,7 +435,8 @@ func TestCoherentLocksUntilCopied(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "g")
 	opts := newOpts(t, path, FlushOnClose, 2) // coherent copies at once anyway
 	opts.Coherent = true
-	c, err := Open(slowGlobal(t, path, 100*time.Millisecond), opts) // copies still running when checked
+	global := &gatedFile{File: openG(t, ufs.New(), path), open: make(chan struct{})}
+	c, err := Open(global, opts) // no copy can finish until the gate opens
 	require.NoError(t, err)
 	other, err := os.OpenFile(path, os.O_RDWR, 0)
 	require.NoError(t, err)
@@ -425,23 +458,37 @@ func TestCoherentLocksUntilCopied(t *testing.T) {
 	require.NoError(t, c.Lock(100, 100, true))
 	require.NoError(t, c.Unlock(100, 100))
 	require.True(t, lockedBy(140, 10))
+	close(global.open)
 	require.NoError(t, c.Sync())
 	require.False(t, lockedBy(0, 200))
 	require.NoError(t, c.Close())
 }
 
-// slowWrites is a global file whose writes take a while.
-func slowGlobal(t *testing.T, path string, d time.Duration) driver.File {
-	return openG(t, faulty.New(ufs.New(), faulty.SlowCalls(faulty.OpWrite, d)), path)
+// gatedFile is a global file whose writes wait until open is closed.
+type gatedFile struct {
+	driver.File
+	open chan struct{}
 }
 
-// Deferred close returns at once; WaitPath waits for the copy and the
-// data is complete after it.
+func (g *gatedFile) WriteAt(p []byte, off int64) (int, error) {
+	<-g.open
+	return g.File.WriteAt(p, off)
+}
+
+func (g *gatedFile) WriteV(b [][]byte, off int64) (int, error) {
+	<-g.open
+	return g.File.WriteV(b, off)
+}
+
+// Deferred close returns while no copy can reach the global file (its
+// writes wait for a gate that opens only after Close returned);
+// WaitPath waits for the copy and the data is complete after it.
 func TestDeferredClose(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "g")
 	opts := newOpts(t, path, FlushOnClose, 1)
 	opts.DeferredClose = true
-	c, err := Open(slowGlobal(t, path, 20*time.Millisecond), opts)
+	global := &gatedFile{File: openG(t, ufs.New(), path), open: make(chan struct{})}
+	c, err := Open(global, opts)
 	require.NoError(t, err)
 	var m model
 	for i := 0; i < 5; i++ {
@@ -450,9 +497,17 @@ func TestDeferredClose(t *testing.T) {
 		require.NoError(t, err)
 		m.write(d, int64(i)*1000)
 	}
-	start := time.Now()
-	require.NoError(t, c.Close())
-	require.Less(t, time.Since(start), 50*time.Millisecond)
+	closed := make(chan error, 1)
+	go func() { closed <- c.Close() }()
+	select {
+	case err := <-closed:
+		require.NoError(t, err)
+	case <-time.After(time.Minute): // a hang guard: no copy can finish before the gate opens
+		close(global.open)
+		t.Fatal("Close waited for the copy")
+	}
+	require.Empty(t, readOS(t, path), "nothing was copied before the gate opened")
+	close(global.open)
 	require.NoError(t, WaitPath("ufs:"+path)) // any prefix names the same file
 	require.Equal(t, []byte(m), readOS(t, path))
 	require.Empty(t, dirEntries(t, opts.Dir))

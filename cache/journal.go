@@ -288,6 +288,24 @@ func (j *journal) append(off, n int64) (uint64, error) {
 	return seq, nil
 }
 
+// appendSpans records writes that reached the cache, in order, with one
+// write of the journal, and returns the seq of the first; the others
+// follow it.
+func (j *journal) appendSpans(spans []span) (uint64, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	first := j.seq + 1
+	b := make([]byte, 0, len(spans)*recordSize)
+	for i, s := range spans {
+		b = append(b, encodeRecord(record{kind: kindWrite, seq: first + uint64(i), off: s.start, len: s.end - s.start})...)
+	}
+	if _, err := j.f.WriteAt(b, j.pos); err != nil {
+		return 0, err
+	}
+	j.seq, j.pos, j.dirty = first+uint64(len(spans))-1, j.pos+int64(len(b)), true
+	return first, nil
+}
+
 // lastSeq returns the seq of the last record appended.
 func (j *journal) lastSeq() uint64 {
 	j.mu.Lock()

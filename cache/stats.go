@@ -75,26 +75,11 @@ var totals statBox
 // including the waits for deferred closes.
 func Totals() Stats { return totals.get() }
 
-// StatsOf returns the counters of a cache File, looking through wrappers
-// with an Unwrap() driver.File method; false if f is not (over) a cache.
+// StatsOf returns the counters of the cache File in f's decorator chain
+// (driver.As); false if there is none.
 func StatsOf(f driver.File) (Stats, bool) {
-	if c := fileOf(f); c != nil {
+	if c, ok := driver.As[*File](f); ok {
 		return c.stats.get(), true
 	}
 	return Stats{}, false
-}
-
-// fileOf finds the cache File in a chain of wrappers.
-func fileOf(f driver.File) *File {
-	for f != nil {
-		if c, ok := f.(*File); ok {
-			return c
-		}
-		u, ok := f.(interface{ Unwrap() driver.File })
-		if !ok {
-			return nil
-		}
-		f = u.Unwrap()
-	}
-	return nil
 }

@@ -29,20 +29,11 @@ type DirectFile interface {
 	Direct() DirectStatus
 }
 
-// DirectOf returns the direct-I/O status of f, looking through wrappers
-// with an Unwrap() File method (the faulty driver, the E10 cache, the
-// striped drivers over ufs). ok is false when no file in the chain can do
-// direct I/O.
+// DirectOf returns the direct-I/O status of the first file in f's
+// decorator chain (As) that can do direct I/O; ok is false when none can.
 func DirectOf(f File) (s DirectStatus, ok bool) {
-	for f != nil {
-		if d, ok := f.(DirectFile); ok {
-			return d.Direct(), true
-		}
-		u, ok := f.(interface{ Unwrap() File })
-		if !ok {
-			break
-		}
-		f = u.Unwrap()
+	if d, ok := As[DirectFile](f); ok {
+		return d.Direct(), true
 	}
 	return DirectStatus{}, false
 }

@@ -1,3 +1,5 @@
+//go:build cgo
+
 // Package gompiadapt lets programs that use github.com/sbromberger/gompi
 // (v0.2.0) open collio files on gompi communicators, and hand collio's MPI
 // communicators to gompi.

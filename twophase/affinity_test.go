@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -40,25 +41,97 @@ func TestOwnerKey(t *testing.T) {
 	require.Equal(t, 1<<20-1, KeyOwner(OwnerKey(1<<40, 1<<20-1)))
 }
 
-// Blocks tile the span, aligned to the file; every block with data goes
-// to exactly one aggregator, owners keep theirs up to the quota, and the
-// windows of all rounds give back exactly each domain's blocks.
+// bruteBlocks cuts span into blocks byte by byte: consecutive bytes with
+// the same off/block are one block.
+func bruteBlocks(span Range, block int64) []Range {
+	var out []Range
+	for x := span.Start; x < span.End; x++ {
+		if n := len(out); n > 0 && (x-1)/block == x/block {
+			out[n-1].End = x + 1
+			continue
+		}
+		out = append(out, Range{x, x + 1})
+	}
+	return out
+}
+
+// bruteAffinity assigns blocks to aggregators by the rule as the strategy
+// documents it, written out directly: in file order, a block with data
+// goes to its owner's aggregator while that aggregator has kept fewer than
+// ceil(1.5 * ceil(blocks with data / naggs)) blocks, else to the
+// aggregator whose even share of the span (ROMIO's: ceil(len/naggs) bytes
+// each, the last one to the end) holds the block's first byte.
+func bruteAffinity(blocks []Range, span Range, owners, aggOf []int, naggs int) (doms [][]int32, kept int) {
+	doms = make([][]int32, naggs)
+	withData := 0
+	for _, o := range owners {
+		if o >= 0 {
+			withData++
+		}
+	}
+	fair := (withData + naggs - 1) / naggs
+	quota := (3*fair + 1) / 2
+	share := (span.Len() + int64(naggs) - 1) / int64(naggs)
+	for i, o := range owners {
+		if o < 0 {
+			continue
+		}
+		if a := aggOf[o]; a >= 0 && len(doms[a]) < quota {
+			doms[a] = append(doms[a], int32(i))
+			kept++
+			continue
+		}
+		a := min(int((blocks[i].Start-span.Start)/share), naggs-1)
+		doms[a] = append(doms[a], int32(i))
+	}
+	return doms, kept
+}
+
+// bruteWindow is the file ranges of blocks, found byte by byte: maximal
+// runs of consecutive bytes that belong to one of them.
+func bruteWindow(blocks []Range, pick []int32) []Range {
+	in := map[int64]bool{}
+	lo, hi := int64(-1), int64(-1)
+	for _, b := range pick {
+		for x := blocks[b].Start; x < blocks[b].End; x++ {
+			in[x] = true
+			if lo < 0 || x < lo {
+				lo = x
+			}
+			hi = max(hi, x+1)
+		}
+	}
+	var out []Range
+	for x := lo; x < hi; x++ {
+		if !in[x] {
+			continue
+		}
+		if n := len(out); n > 0 && out[n-1].End == x {
+			out[n-1].End = x + 1
+			continue
+		}
+		out = append(out, Range{x, x + 1})
+	}
+	return out
+}
+
+// Blocks, affinity domains and their windows are what a brute-force
+// assignment gives: blocks cut byte by byte, the assignment rule written
+// out directly, windows found byte by byte.
 func TestAffinityDomainsProperties(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		block := rapid.Int64Range(1, 50).Draw(rt, "block")
 		start := rapid.Int64Range(0, 200).Draw(rt, "start")
 		span := Range{start, start + rapid.Int64Range(1, 2000).Draw(rt, "len")}
+		blocks := bruteBlocks(span, block)
 		nb := Blocks(span, block)
-		at := span.Start
-		for i := range nb {
-			r := BlockRange(span, block, i)
-			if r.Start != at || r.Empty() || r.End > span.End || (r.End != span.End && r.End%block != 0) {
-				rt.Fatalf("block %d is %v after %d", i, r, at)
-			}
-			at = r.End
+		if nb != len(blocks) {
+			rt.Fatalf("Blocks says %d, there are %d", nb, len(blocks))
 		}
-		if at != span.End {
-			rt.Fatalf("blocks end at %d, span at %d", at, span.End)
+		for i, want := range blocks {
+			if got := BlockRange(span, block, i); got != want {
+				rt.Fatalf("block %d is %v, want %v", i, got, want)
+			}
 		}
 
 		np := rapid.IntRange(1, 9).Draw(rt, "np")
@@ -76,60 +149,38 @@ func TestAffinityDomainsProperties(t *testing.T) {
 			owners[i] = rapid.IntRange(-1, np-1).Draw(rt, "owner")
 		}
 		doms, c := AffinityDomains(span, block, owners, aggOf, naggs)
+		want, kept := bruteAffinity(blocks, span, owners, aggOf, naggs)
+		for a := range naggs {
+			if !slices.Equal(doms[a], want[a]) {
+				rt.Fatalf("aggregator %d gets blocks %v, brute force %v (all: %v vs %v)", a, doms[a], want[a], doms, want)
+			}
+		}
 		withData := 0
 		for _, o := range owners {
 			if o >= 0 {
 				withData++
 			}
 		}
-		quota := (withData+naggs-1)/naggs + ((withData+naggs-1)/naggs+1)/2
-		seen := make([]int, nb)
-		kept := 0
+		if c != (BlockCount{WithData: withData, Kept: kept}) {
+			rt.Fatalf("count %+v, brute force %d with data, %d kept", c, withData, kept)
+		}
+
+		perRound := rapid.IntRange(1, 4).Draw(rt, "per_round")
+		rounds, wantRounds := AffinityRounds(doms, perRound), 0
+		for _, d := range doms {
+			wantRounds = max(wantRounds, (len(d)+perRound-1)/perRound)
+		}
+		if rounds != wantRounds {
+			rt.Fatalf("%d rounds of %d blocks for domains %v, brute force %d", rounds, perRound, doms, wantRounds)
+		}
 		for a, d := range doms {
-			ownBlocks := 0
-			for k, b := range d {
-				if k > 0 && d[k-1] >= b {
-					rt.Fatalf("domain %d not in file order: %v", a, d)
-				}
-				seen[b]++
-				if aggOf[owners[b]] == a {
-					ownBlocks++
+			for m := range rounds {
+				lo, hi := min(m*perRound, len(d)), min((m+1)*perRound, len(d))
+				got := AffinityWindow(nil, span, block, d, m, perRound)
+				if wantW := bruteWindow(blocks, d[lo:hi]); !slices.Equal(got, wantW) {
+					rt.Fatalf("round %d of domain %d (blocks %v): window %v, brute force %v", m, a, d[lo:hi], got, wantW)
 				}
 			}
-			kept += ownBlocks
-			if ownBlocks > quota && ownBlocks > 0 {
-				// Only blocks that fell back by position may exceed it.
-				even := FileDomains(span, naggs, 0, 0)
-				extra := 0
-				for _, b := range d {
-					if s := BlockRange(span, block, int(b)).Start; s >= even[a].Start && s < even[a].End {
-						extra++
-					}
-				}
-				if ownBlocks-extra > quota {
-					rt.Fatalf("aggregator %d kept %d blocks of its own, quota %d", a, ownBlocks, quota)
-				}
-			}
-			// Windows of perRound blocks give back the domain.
-			perRound := rapid.IntRange(1, 4).Draw(rt, "per_round")
-			var got, want []Range
-			for m := range AffinityRounds(doms, perRound) {
-				got = AffinityWindow(got, span, block, d, m, perRound)
-			}
-			for _, b := range d {
-				want = AffinityWindow(want, span, block, []int32{b}, 0, 1)
-			}
-			if total(got) != total(want) || len(got) > len(want) {
-				rt.Fatalf("windows %v for blocks %v", got, want)
-			}
-		}
-		for b, n := range seen {
-			if want := map[bool]int{true: 1, false: 0}[owners[b] >= 0]; n != want {
-				rt.Fatalf("block %d (owner %d) assigned %d times", b, owners[b], n)
-			}
-		}
-		if c.WithData != withData || c.Kept > kept {
-			rt.Fatalf("count %+v, %d with data, %d at their owner", c, withData, kept)
 		}
 	})
 }
@@ -259,8 +310,9 @@ func TestWriteRecordsIO(t *testing.T) {
 	}
 }
 
-// Counting a rank's bytes per block by walking its pieces and by the data
-// before each block boundary give the same keys.
+// Counting a rank's bytes per block by walking its pieces, by the data
+// before each block boundary, or giving up part way, gives the keys of a
+// byte-by-byte count.
 func TestBlockBytesBothWays(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		np := rapid.IntRange(1, 5).Draw(rt, "np")
@@ -285,14 +337,18 @@ func TestBlockBytesBothWays(t *testing.T) {
 			}
 			return keys
 		}
-		byPieces, byBoundaries := count(1<<30), count(0)
-		require.Equal(rt, byBoundaries, byPieces)
-		require.Equal(rt, byBoundaries, count(rapid.IntRange(1, 5).Draw(rt, "budget")), "giving up part way")
-		var sum int64
-		for _, k := range byPieces {
-			sum += k >> 20
+		// Brute force: every data byte's file offset (reftest), counted in
+		// the block it falls in.
+		brute := make([]int64, Blocks(span, block))
+		for _, off := range offs {
+			brute[off/block-span.Start/block]++
 		}
-		require.Equal(rt, a.Size, sum)
+		for i, n := range brute {
+			brute[i] = OwnerKey(n, r)
+		}
+		require.Equal(rt, brute, count(1<<30), "walking the pieces")
+		require.Equal(rt, brute, count(0), "by the data before each block boundary")
+		require.Equal(rt, brute, count(rapid.IntRange(1, 5).Draw(rt, "budget")), "giving up part way")
 	})
 }
 

@@ -1,3 +1,5 @@
+//go:build cgo
+
 // Command collperf is a coll_perf-style benchmark: a 3-D array of int32
 // block-distributed over a 3-D grid of ranks, each rank's block described by
 // a subarray file view, written with a collective write and read back with a

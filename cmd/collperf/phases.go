@@ -1,3 +1,5 @@
+//go:build cgo
+
 package main
 
 // Write phases with compute in between (-phases N -compute D): the E10

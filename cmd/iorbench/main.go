@@ -1,3 +1,5 @@
+//go:build cgo
+
 // Command iorbench is an IOR-style bandwidth benchmark for collio and the
 // host MPI-IO. Each rank writes, then reads, segments of blocks made of
 // transfers; the flags are named like IOR's where they mean the same:

@@ -1,3 +1,5 @@
+//go:build cgo
+
 // Command patterns runs application I/O patterns through collio and
 // through the host MPI's own MPI-IO: each pattern writes its file with
 // collective calls through the application's views and memory types,

@@ -31,18 +31,11 @@ type Stats struct {
 	AllRevocations int64
 }
 
-// StatsOf returns the statistics of a sim File, looking through wrappers
-// that have an Unwrap() driver.File method (such as the faulty driver's).
+// StatsOf returns the statistics of the sim File in f's decorator chain
+// (driver.As), such as under the faulty driver.
 func StatsOf(f driver.File) (Stats, bool) {
-	for f != nil {
-		if sf, ok := f.(*file); ok {
-			return sf.stats(), true
-		}
-		u, ok := f.(interface{ Unwrap() driver.File })
-		if !ok {
-			break
-		}
-		f = u.Unwrap()
+	if sf, ok := driver.As[*file](f); ok {
+		return sf.stats(), true
 	}
 	return Stats{}, false
 }

@@ -138,14 +138,13 @@ func runConcurrently(t *testing.T, files [2]driver.File, writes []write) time.Du
 	return elapsed
 }
 
-// The point of the emulation, in wall-clock time with the real clock:
-// aggregators that each own whole stripes write much faster than writers
-// that share every stripe. The model predicts about 17.6 ms (16 whole
-// stripes per writer, each writer on two targets of its own) against
-// about 85 ms (A's halves go first; every one of B's 32 halves then waits
-// for its target and pays a 2 ms lock revocation); only a wide margin is
-// asserted.
-func TestAlignedFasterThanMisaligned(t *testing.T) {
+// The same patterns with the real clock and the two writers running at
+// once, as two aggregators do: the data is right and the lock traffic is
+// the model's (none aligned, every stripe's lock moved misaligned). The
+// costs themselves are checked exactly, on a fake clock, by
+// TestPatternCostsExact; the wall times are only logged, as the machine's
+// load moves them.
+func TestPatternsConcurrentRealClock(t *testing.T) {
 	d := New()
 	_, aligned := openWriters(t, d)
 	tAligned := runConcurrently(t, aligned, alignedWrites())
@@ -157,12 +156,10 @@ func TestAlignedFasterThanMisaligned(t *testing.T) {
 	sm, _ := StatsOf(misaligned[0])
 	verify(t, misaligned[0], misalignedWrites())
 
-	t.Logf("2 writers, %d stripes of %d KiB on 4 targets: aligned %v (%d lock revocations), misaligned %v (%d), ratio %.1f",
-		patStripes, patStripe>>10, tAligned, sa.AllRevocations, tMisaligned, sm.AllRevocations,
-		float64(tMisaligned)/float64(tAligned))
+	t.Logf("2 writers, %d stripes of %d KiB on 4 targets: aligned %v (%d lock revocations), misaligned %v (%d)",
+		patStripes, patStripe>>10, tAligned, sa.AllRevocations, tMisaligned, sm.AllRevocations)
 	assert.Zero(t, sa.AllRevocations)
 	assert.Equal(t, int64(patStripes), sm.AllRevocations)
-	assert.GreaterOrEqual(t, float64(tMisaligned), 1.5*float64(tAligned))
 }
 
 // Many goroutines on many opens of one file: the data is right and the

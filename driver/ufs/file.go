@@ -108,3 +108,6 @@ func (f *file) Close() error {
 	}
 	return derr
 }
+
+// onlyFile hides WriteRuns and ReadRuns, so driver's go run by run.
+type onlyFile struct{ driver.File }

@@ -207,6 +207,3 @@ func (b *batch) bytesBefore(k int) int64 {
 func skip(bufs [][]byte, n int64) [][]byte {
 	return advance(nonEmpty(bufs), int(n))
 }
-
-// onlyFile hides WriteRuns and ReadRuns, so driver's go run by run.
-type onlyFile struct{ driver.File }

@@ -83,7 +83,7 @@ func TestParseFormatBytes(t *testing.T) {
 		require.NoError(t, err, in)
 		require.Equal(t, want, got, in)
 	}
-	for _, in := range []string{"", "k", "-1", "1x", "1.5m", "99999999999t"} {
+	for _, in := range []string{"", "k", "-1", "1x", "1.5m", "1t", "99999999999g"} {
 		_, err := ParseBytes(in)
 		require.Error(t, err, in)
 	}
@@ -167,7 +167,7 @@ func TestReduceSpan(t *testing.T) {
 	first := s.xferFirst
 	require.NoError(t, s.Time(PhaseXfer, func() error { return nil }))
 	require.Equal(t, first, s.xferFirst, "the first call's start stays")
-	require.GreaterOrEqual(t, s.xferLast-first, int64(time.Millisecond))
+	require.Greater(t, s.xferLast, first, "the last call's end is after the first call's start")
 	require.NoError(t, s.Time(PhaseClose, func() error { return nil }))
 	require.Equal(t, open, s.wallFirst, "the open's start stays")
 	require.GreaterOrEqual(t, s.wallLast, s.xferLast, "the close ends last")

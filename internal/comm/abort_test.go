@@ -132,7 +132,6 @@ func TestRunWorldSuccess(t *testing.T) {
 // TestRunWorldTimeoutNamesBlockedRanks: a deadlock (everyone receives,
 // nobody sends; one rank waits in a Barrier) ends with a report.
 func TestRunWorldTimeoutNamesBlockedRanks(t *testing.T) {
-	start := time.Now()
 	err := RunWorldTimeout(5, 0, 100*time.Millisecond, func(c Comm) error {
 		if c.Rank() == 4 {
 			return c.Barrier()
@@ -147,9 +146,6 @@ func TestRunWorldTimeoutNamesBlockedRanks(t *testing.T) {
 		if !contains(msg, want) {
 			t.Errorf("error lacks %q:\n%s", want, msg)
 		}
-	}
-	if elapsed := time.Since(start); elapsed > 5*time.Second {
-		t.Errorf("took %v", elapsed)
 	}
 	t.Logf("report: %v", err)
 }

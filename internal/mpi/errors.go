@@ -54,6 +54,10 @@ func check(rc C.int, call string) error {
 	return newError(rc, call)
 }
 
+// CodeError is check for cgo code outside this package (mpitesting),
+// whose C.int is another type: nil for MPI_SUCCESS, an *Error otherwise.
+func CodeError(rc int, call string) error { return check(C.int(rc), call) }
+
 // setErrorsReturn makes MPI report errors on c as return codes instead of
 // aborting. Only used on communicators collio created itself.
 func setErrorsReturn(c Comm) error {

@@ -1,3 +1,5 @@
+//go:build cgo
+
 // Package mpitest runs Go tests under mpirun: only rank 0's output reaches
 // the terminal, every rank agrees on pass/fail, and a rank that leaves a
 // collective early makes the job end instead of hang.

@@ -231,8 +231,20 @@ func (w *watchFile) WriteV(b [][]byte, off int64) (int, error) {
 	return w.n(w.inner.WriteV(b, off))
 }
 func (w *watchFile) ReadV(b [][]byte, off int64) (int, error) { return w.n(w.inner.ReadV(b, off)) }
-func (w *watchFile) Sync() error                              { return w.e(w.inner.Sync()) }
-func (w *watchFile) Truncate(size int64) error                { return w.e(w.inner.Truncate(size)) }
+
+// WriteRuns and ReadRuns pass batches on, as every decorator does.
+func (w *watchFile) WriteRuns(runs []driver.Run) (int64, error) {
+	n, err := driver.WriteRuns(w.inner, runs)
+	note(w.rank, err)
+	return n, err
+}
+func (w *watchFile) ReadRuns(runs []driver.Run) (int64, error) {
+	n, err := driver.ReadRuns(w.inner, runs)
+	note(w.rank, err)
+	return n, err
+}
+func (w *watchFile) Sync() error               { return w.e(w.inner.Sync()) }
+func (w *watchFile) Truncate(size int64) error { return w.e(w.inner.Truncate(size)) }
 func (w *watchFile) Size() (int64, error) {
 	n, err := w.inner.Size()
 	note(w.rank, err)

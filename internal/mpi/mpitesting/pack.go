@@ -1,6 +1,6 @@
-package mpi
+package mpitesting
 
-// TEST SUPPORT (see ctypes.go): MPI_Pack as ground truth for decoding.
+// MPI_Pack as ground truth for decoding.
 
 // #cgo pkg-config: ompi-c
 // #include <mpi.h>
@@ -15,6 +15,8 @@ import "C"
 import (
 	"fmt"
 	"unsafe"
+
+	"github.com/collio/collio/internal/mpi"
 )
 
 // packPasses bytes of offset are recovered, one byte per pass, which
@@ -26,7 +28,7 @@ const packPasses = 3
 // possibly negative) of the source byte MPI took it from. It fills a
 // true-extent buffer whose bytes encode their own position, packs it once
 // per byte of position, and decodes the packed bytes.
-func PackOffsets(dt Datatype) ([]int64, error) {
+func PackOffsets(dt mpi.Datatype) ([]int64, error) {
 	size, err := dt.Size()
 	if err != nil {
 		return nil, err
@@ -42,7 +44,8 @@ func PackOffsets(dt Datatype) ([]int64, error) {
 		return nil, fmt.Errorf("PackOffsets: true extent %d not in (0, %d]", text, 1<<(8*packPasses))
 	}
 	var packSize C.int
-	if err := check(C.MPI_Pack_size(1, dt.t, C.MPI_COMM_SELF, &packSize), "MPI_Pack_size"); err != nil {
+	handle := C.MPI_Datatype(dt.Pointer())
+	if err := mpi.CodeError(int(C.MPI_Pack_size(1, handle, C.MPI_COMM_SELF, &packSize)), "MPI_Pack_size"); err != nil {
 		return nil, err
 	}
 	src := make([]byte, text)
@@ -54,9 +57,9 @@ func PackOffsets(dt Datatype) ([]int64, error) {
 			src[i] = byte(i >> shift)
 		}
 		var pos C.int
-		rc := C.collio_pack_one((*C.char)(unsafe.Pointer(&src[0])), C.MPI_Aint(tlb), dt.t,
+		rc := C.collio_pack_one((*C.char)(unsafe.Pointer(&src[0])), C.MPI_Aint(tlb), handle,
 			(*C.char)(unsafe.Pointer(&out[0])), C.int(len(out)), &pos)
-		if err := check(rc, "MPI_Pack"); err != nil {
+		if err := mpi.CodeError(int(rc), "MPI_Pack"); err != nil {
 			return nil, err
 		}
 		if int64(pos) != size {

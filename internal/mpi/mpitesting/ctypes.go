@@ -1,9 +1,9 @@
-package mpi
-
-// TEST SUPPORT. This file only exists because cgo is not allowed in
-// _test.go files: it builds datatypes in C, as an application would, so
-// that the tests can check Layout against MPI's own view of them
-// (platform.md §5, "Verification"). Nothing in collio proper uses it.
+// Package mpitesting is test support for package mpi, in a package of its
+// own because cgo is not allowed in _test.go files: it builds datatypes in
+// C, as an application would, and packs them with MPI_Pack, so that the
+// tests can check Layout against MPI's own view of them. Nothing in collio
+// proper imports it, so the library does not carry it.
+package mpitesting
 
 // #cgo pkg-config: ompi-c
 // #include <mpi.h>
@@ -109,12 +109,18 @@ package mpi
 // }
 import "C"
 
-import "fmt"
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/collio/collio/internal/mpi"
+)
 
 // CType is a datatype built in C by the verification list.
 type CType struct {
-	Name string
-	Type Datatype
+	Name       string
+	Type       mpi.Datatype
+	predefined bool // MPI owns it: not freed
 }
 
 // cTypeList names the C builders; ranks > 0 means "build for every rank of
@@ -123,7 +129,7 @@ var cTypeList = []struct {
 	id    C.int
 	name  string
 	ranks int
-}{
+}{ // (ct_named and ct_short_int are the predefined ones)
 	{C.ct_named, "named MPI_INT", 0},
 	{C.ct_contiguous, "contiguous", 0},
 	{C.ct_vector, "vector", 0},
@@ -155,11 +161,12 @@ func CTypes() ([]CType, error) {
 				name = fmt.Sprintf("%s rank %d", e.name, r)
 			}
 			var t C.MPI_Datatype
-			if err := check(C.collio_ct_build(e.id, C.int(r), &t), "build "+name); err != nil {
+			if err := mpi.CodeError(int(C.collio_ct_build(e.id, C.int(r), &t)), "build "+name); err != nil {
 				FreeCTypes(out)
 				return nil, err
 			}
-			out = append(out, CType{Name: name, Type: Datatype{t}})
+			predefined := e.id == C.ct_named || e.id == C.ct_short_int
+			out = append(out, CType{Name: name, Type: mpi.DatatypeFromPointer(unsafe.Pointer(t)), predefined: predefined})
 		}
 	}
 	return out, nil
@@ -168,7 +175,7 @@ func CTypes() ([]CType, error) {
 // FreeCTypes frees the derived types CTypes built.
 func FreeCTypes(ts []CType) {
 	for _, ct := range ts {
-		if predefined, err := ct.Type.isPredefined(); err == nil && !predefined {
+		if !ct.predefined {
 			_ = ct.Type.Free()
 		}
 	}
@@ -177,10 +184,10 @@ func FreeCTypes(ts []CType) {
 // CTypeF90Real returns MPI_Type_create_f90_real(6, 30): a type whose
 // combiner (F90_REAL) Layout does not support. It is predefined-like:
 // MPI owns it and it must not be freed.
-func CTypeF90Real() (Datatype, error) {
+func CTypeF90Real() (mpi.Datatype, error) {
 	var t C.MPI_Datatype
-	if err := check(C.MPI_Type_create_f90_real(6, 30, &t), "MPI_Type_create_f90_real"); err != nil {
-		return nullType(), err
+	if err := mpi.CodeError(int(C.MPI_Type_create_f90_real(6, 30, &t)), "MPI_Type_create_f90_real"); err != nil {
+		return mpi.Datatype{}, err
 	}
-	return Datatype{t}, nil
+	return mpi.DatatypeFromPointer(unsafe.Pointer(t)), nil
 }
