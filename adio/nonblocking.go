@@ -3,6 +3,7 @@ package adio
 import (
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/ioerr"
@@ -37,9 +38,10 @@ type Request struct {
 	of  *File // the operation File, for its metrics and owed error
 	// waited: Wait or a successful Test has handed the outcome over.
 	waited bool
-	// released: the caller will not wait (its start failed on this rank);
-	// the file completes it, and does not name it at close.
-	released bool
+	// released: the caller will not wait (its start failed on this rank,
+	// or C freed the request); the file completes it, and does not name it
+	// at close. Set from any thread.
+	released atomic.Bool
 }
 
 // opSlot is one private communicator for operations and the done channel
@@ -233,13 +235,13 @@ func WaitAll(reqs ...*Request) error {
 // Release gives up the request: the caller will not wait for it (its
 // start failed on this rank, and the others learn that from their Wait).
 // The file completes it; Close does not count it as not waited for.
-func (r *Request) Release() { r.released = true }
+func (r *Request) Release() { r.released.Store(true) }
 
 // outstanding describes the operations started and not waited for, or "".
 func (f *File) outstanding() string {
 	var names []string
 	for _, r := range f.pending {
-		if !r.released {
+		if !r.released.Load() {
 			names = append(names, fmt.Sprintf("%s (call %d)", r.op, r.seq))
 		}
 	}

@@ -52,6 +52,7 @@ type file struct {
 		active bool
 		op     int
 		n      int64
+		x      *asyncXfer // the transfer a collective _begin started
 	}
 }
 

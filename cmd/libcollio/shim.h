@@ -56,6 +56,10 @@ void collio_type_drop(MPI_Datatype t);
 int collio_type_is_named(MPI_Datatype t);
 MPI_Datatype collio_type_byte(void);
 
+/* Nonblocking collective transfers: collioGoIStart calls it (from any
+ * thread) when the transfer behind generalized request g has completed. */
+void collio_greq_ready(void *g);
+
 /* Shared file pointer: one MPI_Offset in a window held by rank 0. */
 int collio_shfp_create(MPI_Comm comm, long long init, MPI_Win *win);
 int collio_shfp_fetch_add(MPI_Win win, long long inc, long long *old);

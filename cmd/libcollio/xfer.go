@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"runtime/cgo"
 	"strings"
 	"unsafe"
 
@@ -116,6 +117,20 @@ func (f *file) xfer(op int, off int64, buf unsafe.Pointer, count int64, dt unsaf
 		// this rank's error, so that every rank fails together with it.
 		acc = adio.Access{Err: local}
 	}
+	if split && kind != C.COLLIO_XORDERED {
+		// A split collective's _begin starts a nonblocking transfer; its
+		// _end waits for it.
+		x, err := f.istartAccess(op, off, acc, local)
+		if err != nil {
+			return 0, err
+		}
+		if local != nil {
+			x.r.Release()
+			return 0, local
+		}
+		f.split.active, f.split.op, f.split.x = true, op&^C.COLLIO_XSPLIT, x
+		return 0, nil
+	}
 
 	var cs callStart
 	if f.stats != nil {
@@ -189,8 +204,144 @@ func collioGoSplitEnd(h C.uintptr_t, op C.int, nbytes *C.longlong) C.int {
 			opName(f.split.op|C.COLLIO_XSPLIT))))
 	}
 	f.split.active = false
-	*nbytes = C.longlong(f.split.n)
+	var n int64
+	var ferr error
+	if x := f.split.x; x != nil {
+		f.split.x = nil
+		n, ferr = x.finish()
+	} else {
+		n = f.split.n
+	}
+	*nbytes = C.longlong(n)
+	return fail(f.ctx(name, ferr))
+}
+
+// asyncXfer is a nonblocking collective transfer started from C: an
+// MPI_File_i*_all call (behind a generalized request) or a split
+// collective's _begin.
+type asyncXfer struct {
+	f     *file
+	r     *adio.Request
+	op    int
+	cs    callStart
+	size  int64
+	local error
+}
+
+// istart starts a nonblocking collective transfer with xfer's checks. A
+// check that fails on this rank still starts the transfer, carrying the
+// error, so that the others fail with it at their wait.
+func (f *file) istart(op int, off int64, buf unsafe.Pointer, count int64, dt unsafe.Pointer) (*asyncXfer, error) {
+	acc, local := makeAccess(buf, count, dt)
+	if local == nil && f.f.Mode()&adio.ModeSequential != 0 {
+		local = errCode(C.MPI_ERR_UNSUPPORTED_OPERATION, "the file was opened with MPI_MODE_SEQUENTIAL: only shared file pointer operations are allowed")
+	}
+	local = f.ctx(opName(op), local)
+	if local != nil {
+		acc = adio.Access{Err: local}
+	}
+	return f.istartAccess(op, off, acc, local)
+}
+
+func (f *file) istartAccess(op int, off int64, acc adio.Access, local error) (*asyncXfer, error) {
+	read := op&C.COLLIO_XREAD != 0
+	x := &asyncXfer{f: f, op: op, size: acc.Size(), local: local}
+	if f.stats != nil {
+		o := off
+		if op&C.COLLIO_XKIND == C.COLLIO_XALL {
+			o = f.f.Position()
+		}
+		x.cs, f.xoff = f.stats.begin(f, o), -1
+	}
+	var err error
+	switch {
+	case op&C.COLLIO_XKIND == C.COLLIO_XAT_ALL && read:
+		x.r, err = f.f.IReadAtAll(acc, off)
+	case op&C.COLLIO_XKIND == C.COLLIO_XAT_ALL:
+		x.r, err = f.f.IWriteAtAll(acc, off)
+	case read:
+		x.r, err = f.f.IReadAll(acc)
+	default:
+		x.r, err = f.f.IWriteAll(acc)
+	}
+	if err != nil {
+		if f.stats != nil {
+			f.stats.end(f, x.cs, true, read, f.xoff, x.size, 0, errors.Join(local, err))
+		}
+		return nil, err
+	}
+	return x, nil
+}
+
+// finish waits for the transfer and records it, on the caller's thread.
+func (x *asyncXfer) finish() (int64, error) {
+	n, err := x.r.Wait()
+	f := x.f
+	if f.stats != nil {
+		f.stats.end(f, x.cs, true, x.op&C.COLLIO_XREAD != 0, f.xoff, x.size, n, errors.Join(x.local, err))
+	}
+	if x.local != nil {
+		return 0, x.local
+	}
+	return n, err
+}
+
+// collioGoIStart starts a nonblocking collective transfer for shim.c's
+// generalized request g: *token names it for collioGoIFinish and
+// collioGoIRelease. When the transfer completes, collio_greq_ready(g)
+// completes the request: from a goroutine, or at once when the transfer
+// ran in the start call (below MPI_THREAD_MULTIPLE).
+//
+//export collioGoIStart
+func collioGoIStart(h C.uintptr_t, op C.int, off C.longlong, buf unsafe.Pointer, count C.int, dt unsafe.Pointer, g unsafe.Pointer, token *C.uintptr_t) C.int {
+	*token = 0
+	f, err := lookup(h)
+	if err != nil {
+		return fail(err)
+	}
+	x, err := f.istart(int(op), int64(off), buf, int64(count), dt)
+	if err != nil {
+		return fail(f.ctx(opName(int(op)), err))
+	}
+	if x.local != nil {
+		// This rank's own mistake: it fails here; the transfer goes on
+		// for the others' sake and nobody waits for it.
+		x.r.Release()
+		return fail(x.local)
+	}
+	*token = C.uintptr_t(cgo.NewHandle(x))
+	select {
+	case <-x.r.Done():
+		C.collio_greq_ready(g)
+	default:
+		go func() {
+			<-x.r.Done()
+			C.collio_greq_ready(g)
+		}()
+	}
 	return C.MPI_SUCCESS
+}
+
+// collioGoIFinish hands over a completed transfer (shim.c's query
+// function, on the thread that waits): its byte count and error.
+//
+//export collioGoIFinish
+func collioGoIFinish(token C.uintptr_t, nbytes *C.longlong) C.int {
+	x := cgo.Handle(token).Value().(*asyncXfer)
+	n, err := x.finish()
+	*nbytes = C.longlong(n)
+	return fail(x.f.ctx(opName(x.op), err))
+}
+
+// collioGoIRelease forgets a token (the request was freed).
+//
+//export collioGoIRelease
+func collioGoIRelease(token C.uintptr_t) {
+	h := cgo.Handle(token)
+	if x, ok := h.Value().(*asyncXfer); ok {
+		x.r.Release()
+	}
+	h.Delete()
 }
 
 // The shared file pointer. Rank 0 of the file's communicator holds it (in
