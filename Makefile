@@ -77,7 +77,7 @@ FUZZ_TARGETS := \
 	./driver/lustre:FuzzDecodeLayout \
 	./driver/beegfs:FuzzDecodeStripeInfo \
 	./driver/sim:FuzzDecodeParams \
-	./twophase:FuzzDecodeRequests \
+	./internal/coll:FuzzDecodeRequests \
 	./tam:FuzzDecodeList \
 	./segment:FuzzDecodeList
 .PHONY: fuzz

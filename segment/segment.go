@@ -46,6 +46,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/metrics"
 	"github.com/collio/collio/twophase"
@@ -106,7 +107,7 @@ func ReadWith(j *twophase.Job, o Options) (int64, IOTime, error) {
 	// Bytes of the access before end of file: pieces are in data order.
 	var n int64
 	for _, p := range r.mine {
-		n += min(p.n, max(0, r.fileSize-p.off))
+		n += min(p.N, max(0, r.fileSize-p.Off))
 	}
 	return n, r.t, nil
 }
@@ -123,15 +124,16 @@ type run struct {
 	share  int64     // static share per member per cycle
 
 	mem   *memCursor
-	mine  []pc  // this rank's file pieces, in data order
-	bytes int64 // data bytes this rank contributes (0 after a local error)
-	local error // this rank's own error (view or buffer); it still takes part
+	mine  []coll.Extent // this rank's file pieces, in data order
+	bytes int64         // data bytes this rank contributes (0 after a local error)
+	local error         // this rank's own error (view or buffer); it still takes part
 
 	cycles   int64
 	fileSize int64 // reads: the file size the aggregator saw
 
 	// Aggregator only.
-	lists   [][]pc
+	lists   [][]coll.Extent
+	hide    [][]bool // which pieces of lists are hidden (hideOverlaps)
 	totals  []int64
 	plan    planner
 	abort   error // malformed metadata: the group stops together
@@ -271,14 +273,14 @@ func (r *run) setup() {
 	done := metrics.Timer(&r.stats.Plan)
 	defer done()
 	if r.write {
-		hideOverlaps(r.lists)
+		r.hide = hideOverlaps(r.lists)
 	}
 	n := len(r.lists)
 	if r.o.Dynamic {
-		r.plan = &dynamicPlan{c: newCursors(r.lists), budget: r.j.BufSize}
+		r.plan = newDynamicPlan(r.lists, r.hide, r.j.BufSize)
 		r.cycles = dynamicCycles(r.totals, r.j.BufSize)
 	} else {
-		r.plan = &staticPlan{lists: r.lists, next: make([]int, n), used: make([]int64, n), share: r.share}
+		r.plan = &staticPlan{lists: r.lists, hide: r.hide, next: make([]int, n), used: make([]int64, n), share: r.share}
 		r.cycles = staticCycles(r.totals, r.share)
 	}
 	for i := range r.cyc {

@@ -362,14 +362,15 @@ func TestStats(t *testing.T) {
 					if !m.Overlap {
 						require.Equal(t, o.wio[r].Busy, o.wio[r].Wait)
 					}
-					// Two headers and two one-piece lists, 20 data bytes.
-					require.Equal(t, int64(2*16+2*16+20), st.BytesRecv)
-					require.Equal(t, int64(2*16+2*16), rst.BytesRecv)
+					// Two headers and two one-piece lists (an offset
+					// and a length varint of a byte each), 20 data bytes.
+					require.Equal(t, int64(2*headerLen+2*2+20), st.BytesRecv)
+					require.Equal(t, int64(2*headerLen+2*2), rst.BytesRecv)
 					require.Equal(t, int64(2*24+20), rst.BytesSent) // plan broadcast, data
 				} else {
 					require.Zero(t, o.wio[r])
 					require.Zero(t, st.IO)
-					require.Equal(t, int64(16+16+10), st.BytesSent)
+					require.Equal(t, int64(headerLen+2+10), st.BytesSent)
 					require.Equal(t, int64(24+10), rst.BytesRecv)
 				}
 			}

@@ -1,8 +1,10 @@
 package tam
 
 import (
+	"fmt"
 	"time"
 
+	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/metrics"
 	"github.com/collio/collio/twophase"
@@ -21,30 +23,31 @@ type scratch struct {
 	mine   [][]piece // this rank's pieces per global aggregator
 	lo, hi []int64   // and the data positions they cover
 
-	sizesOut []byte // 16 per global aggregator: pieces, bytes
+	sizesOut []byte // counts per global aggregator: pieces, bytes, list bytes
 	payOut   bufPool
 
 	// On a local aggregator, per member (index into run.members).
 	active  []bool
-	sizesIn []byte  // 16 per global aggregator per member
+	sizesIn []byte  // counts per global aggregator per member
 	payLen  []int64 // payload bytes each member sends
 	payIn   bufPool
-	own     bufPool      // own data packed (noncontiguous memory)
-	lists   [][][]extent // [global aggregator][member] pieces
-	data    [][][]byte   // [global aggregator][member] packed bytes (writes)
-	merged  []entry
+	own     bufPool           // own data packed (noncontiguous memory)
+	lists   [][][]coll.Extent // [global aggregator][member] pieces
+	data    [][][]byte        // [global aggregator][member] packed bytes (writes)
+	merged  []coll.Entry
 	runs    []stretch
 	up      []upMsg // per global aggregator: what goes up in layer 2
 	reqs    []comm.Request
-	flat    []extent
+	flat    []coll.Extent
 	rd      readScratch
 }
 
 // upMsg is a local aggregator's layer-2 message to one global aggregator:
-// ext extents of bytes bytes, in its state's send buffer at [start, end).
+// ext extents of bytes bytes, their list encoded in list bytes, in its
+// state's send buffer at [start, end).
 type upMsg struct {
-	ext, bytes int64
-	start, end int
+	ext, bytes, list int64
+	start, end       int
 }
 
 // gState is one round's layer-2 state: the local aggregator's outgoing
@@ -56,10 +59,10 @@ type gState struct {
 	srcs  []int // global aggregator: local aggregators heard from (indices into locals)
 	hdr   []byte
 	recv  bufPool
-	lists [][]extent // per source
-	data  [][]byte   // per source (writes)
+	lists [][]coll.Extent // per source
+	data  [][]byte        // per source (writes)
 
-	merged []entry
+	merged []coll.Entry
 	runs   []stretch
 	win    bufPool
 	back   bufPool // reads: each source's bytes, back to back
@@ -77,16 +80,16 @@ func (r *run) initScratch() {
 	s := &r.sc
 	s.mine = make([][]piece, g)
 	s.lo, s.hi = make([]int64, g), make([]int64, g)
-	s.sizesOut = make([]byte, 16*g)
+	s.sizesOut = make([]byte, countsWidth*g)
 	s.up = make([]upMsg, g)
 	if r.isLocal() {
 		s.active = make([]bool, k)
-		s.sizesIn = make([]byte, 16*g*k)
+		s.sizesIn = make([]byte, countsWidth*g*k)
 		s.payLen = make([]int64, k)
-		s.lists = make([][][]extent, g)
+		s.lists = make([][][]coll.Extent, g)
 		s.data = make([][][]byte, g)
 		for i := range s.lists {
-			s.lists[i] = make([][]extent, k)
+			s.lists[i] = make([][]coll.Extent, k)
 			s.data[i] = make([][]byte, k)
 		}
 	}
@@ -125,17 +128,34 @@ func (r *run) cutAll(m int) error {
 	return nil
 }
 
-// memberTotals puts this rank's pieces and bytes per global aggregator in
-// the sizes message and returns the totals.
-func (r *run) memberTotals() (pieces, bytes int64) {
+// memberBytes is this rank's data bytes in the round, all global
+// aggregators together.
+func (r *run) memberBytes() (bytes int64) {
 	s := &r.sc
 	for i := range r.aggs {
-		np, nb := int64(len(s.mine[i])), s.hi[i]-s.lo[i]
-		putPair(s.sizesOut[16*i:], np, nb)
-		pieces += np
-		bytes += nb
+		bytes += s.hi[i] - s.lo[i]
 	}
-	return pieces, bytes
+	return bytes
+}
+
+// encodeLists encodes this rank's piece lists for the round, one per
+// global aggregator, into the payload buffer, puts their counts in the
+// sizes message and returns the total pieces.
+func (r *run) encodeLists() (pieces int64) {
+	s := &r.sc
+	pay := s.payOut.b[:0]
+	for i := range r.aggs {
+		start := len(pay)
+		var end int64
+		for _, pc := range s.mine[i] {
+			pay = coll.AppendRequest(pay, &end, pc.off, pc.n)
+		}
+		np := int64(len(s.mine[i]))
+		putCounts(s.sizesOut[countsWidth*i:], np, s.hi[i]-s.lo[i], int64(len(pay)-start))
+		pieces += np
+	}
+	s.payOut.b = pay
+	return pieces
 }
 
 // memberSend sends this rank's layer-1 messages for the round to its
@@ -143,7 +163,7 @@ func (r *run) memberTotals() (pieces, bytes int64) {
 // lists of all global aggregators followed (writes) by the data.
 func (r *run) memberSend(withData bool) error {
 	s := &r.sc
-	pieces, _ := r.memberTotals()
+	pieces := r.encodeLists()
 	to := r.nodeRank[r.bind[r.rank]]
 	done := metrics.Timer(&r.stats.ReqExchange)
 	q1, err := r.node.Issend(s.sizesOut, to, tagSizes)
@@ -154,12 +174,7 @@ func (r *run) memberSend(withData bool) error {
 	r.sent(len(s.sizesOut))
 	var q2 comm.Request
 	if pieces > 0 {
-		pay := s.payOut.b[:0]
-		for i := range r.aggs {
-			for _, pc := range s.mine[i] {
-				pay = appendList(pay, pc.off, pc.n)
-			}
-		}
+		pay := s.payOut.b
 		if withData {
 			buf := r.j.Access.Buf
 			for i := range r.aggs {
@@ -200,7 +215,7 @@ func (r *run) localGather(m int, withData bool) error {
 		if !s.active[k] {
 			continue
 		}
-		q, err := r.node.Irecv(s.sizesIn[16*g*k:16*g*(k+1)], r.nodeRank[mb], tagSizes)
+		q, err := r.node.Irecv(s.sizesIn[countsWidth*g*k:countsWidth*g*(k+1)], r.nodeRank[mb], tagSizes)
 		if err != nil {
 			done()
 			return err
@@ -218,14 +233,14 @@ func (r *run) localGather(m int, withData bool) error {
 		if !s.active[k] {
 			continue
 		}
-		r.got(16*g, &r.rep.Layer1Recv)
-		var np, nb int64
+		r.got(countsWidth*g, &r.rep.Layer1Recv)
+		var nl, nb int64
 		for i := 0; i < g; i++ {
-			a, b := getPair(s.sizesIn[16*(g*k+i):])
-			np += a
+			_, b, l := getCounts(s.sizesIn[countsWidth*(g*k+i):])
+			nl += l
 			nb += b
 		}
-		s.payLen[k] = 16 * np
+		s.payLen[k] = nl
 		if withData {
 			s.payLen[k] += nb
 		}
@@ -269,18 +284,24 @@ func (r *run) localGather(m int, withData bool) error {
 		r.got(int(s.payLen[k]), &r.rep.Layer1Recv)
 		b := buf[at : at+s.payLen[k]]
 		at += s.payLen[k]
-		var np int64
+		var nl int64
 		for i := 0; i < g; i++ {
-			a, _ := getPair(s.sizesIn[16*(g*k+i):])
-			np += a
+			_, _, l := getCounts(s.sizesIn[countsWidth*(g*k+i):])
+			nl += l
 		}
-		lists, data := b[:16*np], b[16*np:]
+		if nl > int64(len(b)) {
+			return fmt.Errorf("tam: rank %d announced %d bytes of lists in a payload of %d", mb, nl, len(b))
+		}
+		lists, data := b[:nl], b[nl:]
 		for i := 0; i < g; i++ {
-			cnt, nb := getPair(s.sizesIn[16*(g*k+i):])
-			if s.lists[i][k], err = decodeList(lists, int(cnt), nb, s.lists[i][k]); err != nil {
+			cnt, nb, l := getCounts(s.sizesIn[countsWidth*(g*k+i):])
+			if l < 0 || l > int64(len(lists)) || withData && (nb < 0 || nb > int64(len(data))) {
+				return fmt.Errorf("tam: rank %d's sizes do not match its payload", mb)
+			}
+			if s.lists[i][k], err = decodeList(lists[:l], int(cnt), nb, s.lists[i][k]); err != nil {
 				return err
 			}
-			lists = lists[16*cnt:]
+			lists = lists[l:]
 			if withData {
 				s.data[i][k], data = data[:nb], data[nb:]
 			}
@@ -302,7 +323,7 @@ func (r *run) fileOwn(k int, withData bool) {
 	}
 	for i := range r.aggs {
 		for _, pc := range s.mine[i] {
-			s.lists[i][k] = append(s.lists[i][k], extent{pc.off, pc.n})
+			s.lists[i][k] = append(s.lists[i][k], coll.Extent{Off: pc.off, N: pc.n})
 		}
 		if !withData {
 			continue
@@ -344,12 +365,12 @@ func (r *run) exchangeUp(m int, st *gState, withData bool) error {
 				st.srcs = append(st.srcs, g)
 			}
 		}
-		st.hdr = growBytes(st.hdr, 16*len(st.srcs))
+		st.hdr = growBytes(st.hdr, countsWidth*len(st.srcs))
 		for q, g := range st.srcs {
 			if r.locals[g] == r.rank {
 				continue
 			}
-			req, err := r.j.Comm.Irecv(st.hdr[16*q:16*q+16], r.locals[g], tagHeader)
+			req, err := r.j.Comm.Irecv(st.hdr[countsWidth*q:countsWidth*(q+1)], r.locals[g], tagHeader)
 			if err != nil {
 				return err
 			}
@@ -360,18 +381,18 @@ func (r *run) exchangeUp(m int, st *gState, withData bool) error {
 	var hdrOut []byte
 	if r.isLocal() {
 		me := r.localIdx[r.rank]
-		hdrOut = make([]byte, 16*len(r.aggs))
+		hdrOut = make([]byte, countsWidth*len(r.aggs))
 		for i, a := range r.aggs {
 			if !r.groupActive(me, i, m) || a == r.rank {
 				continue
 			}
 			u := s.up[i]
-			putPair(hdrOut[16*i:], u.ext, u.bytes)
-			req, err := r.j.Comm.Issend(hdrOut[16*i:16*i+16], a, tagHeader)
+			putCounts(hdrOut[countsWidth*i:], u.ext, u.bytes, u.list)
+			req, err := r.j.Comm.Issend(hdrOut[countsWidth*i:countsWidth*(i+1)], a, tagHeader)
 			if err != nil {
 				return err
 			}
-			r.sent(16)
+			r.sent(countsWidth)
 			sends = append(sends, req)
 			if u.ext == 0 {
 				continue
@@ -395,11 +416,11 @@ func (r *run) exchangeUp(m int, st *gState, withData bool) error {
 		for q, g := range st.srcs {
 			if r.locals[g] == r.rank {
 				u := s.up[r.gIndex]
-				putPair(st.hdr[16*q:], u.ext, u.bytes)
+				putCounts(st.hdr[countsWidth*q:], u.ext, u.bytes, u.list)
 				continue
 			}
-			r.got(16, &r.rep.Layer2Recv)
-			total += payloadLen(st.hdr[16*q:], withData)
+			r.got(countsWidth, &r.rep.Layer2Recv)
+			total += payloadLen(st.hdr[countsWidth*q:], withData)
 		}
 		buf := st.recv.get(total)
 		var at int64
@@ -407,7 +428,7 @@ func (r *run) exchangeUp(m int, st *gState, withData bool) error {
 			if r.locals[g] == r.rank {
 				continue
 			}
-			n := payloadLen(st.hdr[16*q:], withData)
+			n := payloadLen(st.hdr[countsWidth*q:], withData)
 			if n == 0 {
 				continue
 			}
@@ -426,26 +447,29 @@ func (r *run) exchangeUp(m int, st *gState, withData bool) error {
 		st.data = growData(st.data, len(st.srcs))
 		at = 0
 		for q, g := range st.srcs {
-			ext, nb := getPair(st.hdr[16*q:])
+			ext, nb, nl := getCounts(st.hdr[countsWidth*q:])
 			var b []byte
 			if r.locals[g] == r.rank {
 				u := s.up[r.gIndex]
 				b = st.send.b[u.start:u.end]
 			} else {
-				n := payloadLen(st.hdr[16*q:], withData)
+				n := payloadLen(st.hdr[countsWidth*q:], withData)
 				b = buf[at : at+n]
 				at += n
 				if n > 0 {
 					r.got(int(n), &r.rep.Layer2Recv)
 				}
 			}
+			if nl < 0 || nl > int64(len(b)) {
+				return fmt.Errorf("tam: local aggregator %d announced a list of %d bytes in a message of %d", r.locals[g], nl, len(b))
+			}
 			var err error
-			if st.lists[q], err = decodeList(b, int(ext), nb, st.lists[q][:0]); err != nil {
+			if st.lists[q], err = decodeList(b[:nl], int(ext), nb, st.lists[q][:0]); err != nil {
 				return err
 			}
 			st.data[q] = nil
-			if withData {
-				st.data[q] = b[16*ext:]
+			if withData && ext > 0 {
+				st.data[q] = b[nl:]
 			}
 		}
 	}
@@ -453,14 +477,14 @@ func (r *run) exchangeUp(m int, st *gState, withData bool) error {
 }
 
 func payloadLen(hdr []byte, withData bool) int64 {
-	ext, nb := getPair(hdr)
+	ext, nb, nl := getCounts(hdr)
 	if ext == 0 {
 		return 0
 	}
 	if withData {
-		return 16*ext + nb
+		return nl + nb
 	}
-	return 16 * ext
+	return nl
 }
 
 func growBytes(b []byte, n int) []byte {
@@ -470,7 +494,7 @@ func growBytes(b []byte, n int) []byte {
 	return b[:n]
 }
 
-func growLists(l [][]extent, n int) [][]extent {
+func growLists(l [][]coll.Extent, n int) [][]coll.Extent {
 	for len(l) < n {
 		l = append(l, nil)
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/layout"
 	"github.com/collio/collio/metrics"
@@ -80,8 +81,7 @@ func (r *run) readRound(m int, st *gState) error {
 	var inPlace bool
 	member := !r.isLocal() && r.memberActive(r.rank, m)
 	if member {
-		_, bytes := r.memberTotals()
-		if bytes > 0 {
+		if bytes := r.memberBytes(); bytes > 0 {
 			var buf []byte
 			buf, inPlace = r.memberRecvBuf(bytes)
 			var err error
@@ -182,13 +182,13 @@ func (r *run) locate() {
 	// Pieces are located aggregator by aggregator, so each member's list
 	// ends up in (aggregator, file) order, the order it sent them in.
 	for i := range r.aggs {
-		s.merged = mergeLists(s.lists[i], s.merged[:0])
+		s.merged = coll.Merge(s.lists[i], nil, s.merged[:0])
 		s.runs = findRuns(s.merged, s.runs[:0])
 		var base int64
 		// Entries of one member come out of the merge in its list order.
 		for _, rn := range s.runs {
 			for _, e := range s.merged[rn.first:rn.end] {
-				rd.where[e.src] = append(rd.where[e.src], loc{agg: int32(i), at: base + e.off - rn.off})
+				rd.where[e.Src] = append(rd.where[e.Src], loc{agg: int32(i), at: base + e.Off - rn.off})
 			}
 			base += rn.n
 		}
@@ -242,7 +242,7 @@ func (r *run) exchangeDown(m int, st *gState) error {
 		done := metrics.Timer(&r.stats.Shuffle)
 		var at int64
 		for q, g := range st.srcs {
-			_, nb := getPair(st.hdr[16*q:])
+			_, nb, _ := getCounts(st.hdr[countsWidth*q:])
 			b := back[at : at+nb]
 			at += nb
 			if r.locals[g] == r.rank {
@@ -281,17 +281,17 @@ func (r *run) readWindow(st *gState) ([]byte, ioResult) {
 	var res ioResult
 	var total int64
 	for q := range st.srcs {
-		_, nb := getPair(st.hdr[16*q:])
+		_, nb, _ := getCounts(st.hdr[countsWidth*q:])
 		total += nb
 	}
 	back := st.back.get(total)
-	st.merged = mergeLists(st.lists, st.merged[:0])
+	st.merged = coll.Merge(st.lists, nil, st.merged[:0])
 	if len(st.merged) == 0 {
 		return back, res
 	}
-	lo, hi := st.merged[0].off, int64(0)
+	lo, hi := st.merged[0].Off, int64(0)
 	for _, e := range st.merged {
-		hi = max(hi, e.off+e.n)
+		hi = max(hi, e.End())
 	}
 	win := st.win.get(hi - lo)
 	start := time.Now()
@@ -306,8 +306,8 @@ func (r *run) readWindow(st *gState) ([]byte, ioResult) {
 	var at int64
 	for _, l := range st.lists {
 		for _, x := range l {
-			copy(back[at:at+x.n], win[x.off-lo:])
-			at += x.n
+			copy(back[at:at+x.N], win[x.Off-lo:])
+			at += x.N
 		}
 	}
 	return back, res
@@ -341,7 +341,7 @@ func (r *run) localScatter(m int) error {
 		lists := r.memberLists(k)
 		for j, w := range rd.where[k] {
 			x := lists[j]
-			out = append(out, rd.aggBuf[w.agg][w.at:w.at+x.n]...)
+			out = append(out, rd.aggBuf[w.agg][w.at:w.at+x.N]...)
 		}
 		q, err := r.node.Issend(out[start:], r.nodeRank[mb], tagDown)
 		if err != nil {
@@ -357,7 +357,7 @@ func (r *run) localScatter(m int) error {
 func (s *scratch) payLenBytes(k, g int) int64 {
 	var nb int64
 	for i := 0; i < g; i++ {
-		_, b := getPair(s.sizesIn[16*(g*k+i):])
+		_, b, _ := getCounts(s.sizesIn[countsWidth*(g*k+i):])
 		nb += b
 	}
 	return nb
@@ -365,7 +365,7 @@ func (s *scratch) payLenBytes(k, g int) int64 {
 
 // memberLists returns member k's pieces in the order it sent them
 // (global aggregator, then file order).
-func (r *run) memberLists(k int) []extent {
+func (r *run) memberLists(k int) []coll.Extent {
 	s := &r.sc
 	out := s.flat[:0]
 	for i := range r.aggs {

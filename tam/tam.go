@@ -22,7 +22,8 @@
 // Layer 1 (intra-node, on a communicator split by Config.Nodes, so it never
 // leaves the node): each rank that is not a local aggregator and whose
 // access range meets a window of the round sends its local aggregator a
-// fixed-size sizes message (pieces and bytes per global aggregator) and then
+// fixed-size sizes message (pieces, bytes and list bytes per global
+// aggregator) and then
 // ONE payload message with its (offset, length) lists for all global
 // aggregators followed by their data, both with Issend (synchronous sends,
 // which the paper found best). A rank whose range meets no window of the
@@ -35,8 +36,9 @@
 // twophase's read-modify-write path.
 //
 // Layer 2 (inter-node): each local aggregator whose group's access range
-// meets a global aggregator's window sends it a 16-byte header (extents,
-// bytes) and then one message with the extent list and the data. The global
+// meets a global aggregator's window sends it a 24-byte header (extents,
+// bytes, list bytes) and then one message with the extent list (coll's
+// compact encoding, as twophase's) and the data. The global
 // aggregator merges the local aggregators' lists and writes like twophase:
 // contiguous runs with one pwritev each, or read-modify-write of the span
 // when it has holes and Job.RMW is set (or when extents overlap).

@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/metrics"
 )
@@ -63,13 +64,15 @@ func (r *run) localMerge(st *gState, withData bool) {
 	s := &r.sc
 	out := st.send.b[:0]
 	for i := range r.aggs {
-		s.merged = mergeLists(s.lists[i], s.merged[:0])
+		s.merged = coll.Merge(s.lists[i], nil, s.merged[:0])
 		s.runs = findRuns(s.merged, s.runs[:0])
 		u := upMsg{ext: int64(len(s.runs)), start: len(out)}
+		var end int64
 		for _, rn := range s.runs {
-			out = appendList(out, rn.off, rn.n)
+			out = coll.AppendRequest(out, &end, rn.off, rn.n)
 			u.bytes += rn.n
 		}
+		u.list = int64(len(out) - u.start)
 		if withData {
 			out = coalesce(s.merged, s.runs, s.data[i], out)
 		}
@@ -90,7 +93,7 @@ func (r *run) localMerge(st *gState, withData bool) {
 // local aggregator wins), one write. It touches only st and the file, so
 // it can run behind the next round's exchange.
 func (r *run) writeWindow(st *gState) (res ioResult) {
-	st.merged = mergeLists(st.lists, st.merged[:0])
+	st.merged = coll.Merge(st.lists, nil, st.merged[:0])
 	st.runs = findRuns(st.merged, st.runs[:0])
 	if len(st.runs) == 0 {
 		return res
@@ -108,7 +111,7 @@ func (r *run) writeWindow(st *gState) (res ioResult) {
 		for _, rn := range st.runs {
 			iov = iov[:0]
 			for _, e := range st.merged[rn.first:rn.end] {
-				iov = append(iov, st.data[e.src][e.at:e.at+e.n])
+				iov = append(iov, st.data[e.Src][e.At:e.At+e.N])
 			}
 			if _, res.err = f.WriteV(iov, rn.off); res.err != nil {
 				return res
@@ -132,8 +135,8 @@ func (r *run) writeWindow(st *gState) (res ioResult) {
 	for q, l := range st.lists {
 		var at int64
 		for _, x := range l {
-			copy(win[x.off-lo:], st.data[q][at:at+x.n])
-			at += x.n
+			copy(win[x.Off-lo:], st.data[q][at:at+x.N])
+			at += x.N
 		}
 	}
 	start := time.Now()

@@ -4,11 +4,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"time"
 
 	"github.com/collio/collio/driver"
+	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/metrics"
 )
@@ -65,9 +65,11 @@ type roundState struct {
 	// win is this rank's own window in the round, when it aggregates.
 	win []Range
 	// On aggregators: each source rank's (offset, length) list and bytes.
-	src      [][]extent
+	src      [][]coll.Extent
 	srcBytes []int64
-	sorted   []entry // the requested pieces, by file offset
+	sorted   []coll.Entry // the requested pieces, by file offset
+	merge    coll.Merger
+	starts   []int64 // where each source's data starts in the exchange buffer
 
 	// Buffers reused from round to round, and from call to call when the
 	// caller keeps a Buffers (a fresh zeroed allocation per round costs as
@@ -113,9 +115,6 @@ func (p *bufPool) appendTo() []byte { return p.b[:0] }
 // keep remembers a buffer grown by append.
 func (p *bufPool) keep(b []byte) { p.b = b }
 
-// extent is a file range requested by one source rank.
-type extent struct{ off, n int64 }
-
 func newEngine(j *Job) (*engine, error) {
 	n := j.Comm.Size()
 	if err := j.check(n); err != nil {
@@ -146,8 +145,9 @@ func newEngine(j *Job) (*engine, error) {
 		st.lo = make([]int64, len(e.domains))
 		st.hi = make([]int64, len(e.domains))
 		st.n = make([]int64, len(e.domains))
-		st.src = make([][]extent, n)
+		st.src = make([][]coll.Extent, n)
 		st.srcBytes = make([]int64, n)
+		st.starts = make([]int64, n)
 	}
 	e.countsSend = make([]byte, countsWidth*n)
 	e.countsRecv = make([]byte, countsWidth*n)
@@ -462,9 +462,7 @@ func (e *engine) requests(m int, st *roundState) error {
 	}
 	defer metrics.Timer(&e.stats.ReqExchange)()
 
-	// The lists, in peer rank order, compact: each piece as the signed
-	// varint of its offset from the end of the previous one and the
-	// uvarint of its length (2-3 bytes for E3SM's pieces, not 16).
+	// The lists, in peer rank order, compact (coll.AppendRequest).
 	var pieces int
 	for i := range st.mine {
 		pieces += len(st.mine[i])
@@ -476,9 +474,7 @@ func (e *engine) requests(m int, st *roundState) error {
 		if i := e.domainOf[p]; i >= 0 {
 			var end int64
 			for _, pc := range st.mine[i] {
-				send = binary.AppendVarint(send, pc.file-end)
-				send = binary.AppendUvarint(send, uint64(pc.n))
-				end = pc.file + pc.n
+				send = coll.AppendRequest(send, &end, pc.file, pc.n)
 			}
 			binary.LittleEndian.PutUint64(e.countsSend[countsWidth*p:], uint64(len(st.mine[i])))
 			binary.LittleEndian.PutUint64(e.countsSend[countsWidth*p+8:], uint64(st.n[i]))
@@ -504,14 +500,14 @@ func (e *engine) requests(m int, st *roundState) error {
 	e.countV(e.scounts, e.rcounts)
 	for s := 0; s < e.size; s++ {
 		np := int(binary.LittleEndian.Uint64(e.countsRecv[countsWidth*s:]))
-		list, err := decodeRequests(recv[e.rdispls[s]:e.rdispls[s]+e.rcounts[s]], np, st.src[s][:0])
+		list, err := coll.DecodeRequests(recv[e.rdispls[s]:e.rdispls[s]+e.rcounts[s]], np, st.src[s][:0])
 		if err != nil {
 			return fmt.Errorf("twophase: rank %d's request list: %v", s, err)
 		}
 		st.src[s] = list
 		var sum int64
 		for _, x := range list {
-			sum += x.n
+			sum += x.N
 		}
 		if sum != st.srcBytes[s] {
 			return fmt.Errorf("twophase: rank %d announced %d bytes but listed %d", s, st.srcBytes[s], sum)
@@ -534,7 +530,7 @@ func (e *engine) requestsLocal(st *roundState) {
 		return
 	}
 	for _, pc := range st.mine[i] {
-		st.src[e.rank] = append(st.src[e.rank], extent{pc.file, pc.n})
+		st.src[e.rank] = append(st.src[e.rank], coll.Extent{Off: pc.file, N: pc.n})
 	}
 	st.srcBytes[e.rank] = st.n[i]
 	st.sorted = e.entries(st)
@@ -576,112 +572,44 @@ func (e *engine) countV(scounts, rcounts []int) {
 	}
 }
 
-// entry is one requested piece at an aggregator: file range, source rank
-// and where its data sits in the exchange buffer.
-type entry struct {
-	off, n int64
-	src    int
-	at     int64
-}
-
-// entries returns the round's requested pieces sorted by file offset,
-// each with its source and where its data sits in the exchange buffer
-// (sources' data packed in rank order, each source's in its list's order).
-// Each source's list is already sorted, so a k-way merge sorts them in
-// O(n log k); ties keep sources in rank order. The heap holds each
-// source's next offset itself: no interface calls and no indirection per
-// comparison (E3SM's flushes merge 10^5-10^6 pieces per aggregator).
-func (e *engine) entries(st *roundState) []entry {
+// entries returns the round's requested pieces sorted by file offset
+// (ties in rank order), each with its source and where its data sits in
+// the exchange buffer: sources' data packed in rank order, each source's
+// in its list's order. Each list is already sorted: a k-way merge.
+func (e *engine) entries(st *roundState) []coll.Entry {
 	total := 0
-	for s := 0; s < e.size; s++ {
-		total += len(st.src[s])
-	}
-	// The state's previous round is done with its list: reuse it.
-	sorted := slices.Grow(st.sorted[:0], total)
-	h := make(mergeHeap, 0, e.size)
 	var at int64
 	for s := 0; s < e.size; s++ {
-		if l := st.src[s]; len(l) > 0 {
-			h = append(h, mergeCursor{off: l[0].off, src: s, at: at})
-		}
+		total += len(st.src[s])
+		st.starts[s] = at
 		at += st.srcBytes[s]
 	}
-	for i := len(h)/2 - 1; i >= 0; i-- {
-		h.down(i)
-	}
-	for len(h) > 0 {
-		c := &h[0]
-		list := st.src[c.src]
-		x := list[c.next]
-		sorted = append(sorted, entry{off: x.off, n: x.n, src: c.src, at: c.at})
-		c.at += x.n
-		c.next++
-		if c.next == len(list) {
-			h[0] = h[len(h)-1]
-			h = h[:len(h)-1]
-		} else {
-			c.off = list[c.next].off
-		}
-		h.down(0)
-	}
-	return sorted
-}
-
-// mergeCursor is one source's place in the merge: the offset of its next
-// piece (the key), the source, that piece's index and its data position.
-type mergeCursor struct {
-	off  int64
-	src  int
-	next int
-	at   int64
-}
-
-// mergeHeap is a binary min-heap of cursors by (offset, source).
-type mergeHeap []mergeCursor
-
-func (h mergeHeap) less(i, j int) bool {
-	return h[i].off < h[j].off || h[i].off == h[j].off && h[i].src < h[j].src
-}
-
-func (h mergeHeap) down(i int) {
-	for {
-		l := 2*i + 1
-		if l >= len(h) {
-			return
-		}
-		m := l
-		if r := l + 1; r < len(h) && h.less(r, l) {
-			m = r
-		}
-		if !h.less(m, i) {
-			return
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
+	// The state's previous round is done with its list: reuse it.
+	st.merge.Reset(st.src, st.starts)
+	return st.merge.All(slices.Grow(st.sorted[:0], total))
 }
 
 // shape describes the sorted pieces of a window: the file range they span,
 // whether they leave holes and whether any overlap.
-func shape(sorted []entry) (span Range, holes, overlaps bool) {
-	span = Range{sorted[0].off, sorted[0].off}
+func shape(sorted []coll.Entry) (span Range, holes, overlaps bool) {
+	span = Range{sorted[0].Off, sorted[0].Off}
 	for _, x := range sorted {
 		switch {
-		case x.off > span.End:
+		case x.Off > span.End:
 			holes = true
-		case x.off < span.End:
+		case x.Off < span.End:
 			overlaps = true
 		}
-		span.End = max(span.End, x.off+x.n)
+		span.End = max(span.End, x.End())
 	}
 	return span, holes, overlaps
 }
 
 // cutBefore splits pieces sorted by offset into those starting before end
 // and the rest: the pieces of one window range, whose end is given.
-func cutBefore(sorted []entry, end int64) (head, rest []entry) {
+func cutBefore(sorted []coll.Entry, end int64) (head, rest []coll.Entry) {
 	k := 0
-	for k < len(sorted) && sorted[k].off < end {
+	for k < len(sorted) && sorted[k].Off < end {
 		k++
 	}
 	return sorted[:k], sorted[k:]
@@ -750,37 +678,3 @@ func (e *engine) drain() {
 // countsWidth is the bytes per peer of the requests' Alltoall: pieces,
 // data bytes, and the bytes of the encoded list.
 const countsWidth = 24
-
-// decodeRequests appends the n pieces of an encoded request list (see
-// requests) to list. A list that does not hold exactly n pieces, or a
-// piece outside [0, 2^63), is an error, never a panic; n is checked
-// against the bytes (at least 2 per piece) before anything is allocated.
-func decodeRequests(b []byte, n int, list []extent) ([]extent, error) {
-	if n < 0 || n > len(b)/2 {
-		return list, fmt.Errorf("%d pieces cannot be encoded in %d bytes", n, len(b))
-	}
-	list = slices.Grow(list, n)
-	var end int64
-	for k := 0; k < n; k++ {
-		d, m := binary.Varint(b)
-		if m <= 0 {
-			return list, fmt.Errorf("piece %d of %d: bad offset", k, n)
-		}
-		b = b[m:]
-		l, m := binary.Uvarint(b)
-		if m <= 0 || l > math.MaxInt64 {
-			return list, fmt.Errorf("piece %d of %d: bad length", k, n)
-		}
-		b = b[m:]
-		if d < -end || d > math.MaxInt64-end || int64(l) > math.MaxInt64-(end+d) {
-			return list, fmt.Errorf("piece %d of %d: %d bytes at offset %d%+d lie outside [0, 2^63)", k, n, l, end, d)
-		}
-		x := extent{off: end + d, n: int64(l)}
-		list = append(list, x)
-		end = x.off + x.n
-	}
-	if len(b) != 0 {
-		return list, fmt.Errorf("%d bytes after %d pieces", len(b), n)
-	}
-	return list, nil
-}

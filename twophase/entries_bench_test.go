@@ -3,6 +3,8 @@ package twophase
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/collio/collio/internal/coll"
 )
 
 // The aggregator's merge of its sources' request lists, per piece: E3SM
@@ -12,13 +14,13 @@ func BenchmarkEntries(b *testing.B) {
 		b.Run(map[int]string{4: "4ranks", 16: "16ranks"}[size], func(b *testing.B) {
 			const pieces = 1 << 20
 			rng := rand.New(rand.NewPCG(1, 2))
-			st := &roundState{src: make([][]extent, size), srcBytes: make([]int64, size)}
+			st := &roundState{src: make([][]coll.Extent, size), srcBytes: make([]int64, size), starts: make([]int64, size)}
 			off := int64(0)
 			for i := 0; i < pieces; i += 2 {
 				s := rng.IntN(size)
 				for k := 0; k < 2; k++ {
 					n := int64(8 + rng.IntN(57))
-					st.src[s] = append(st.src[s], extent{off, n})
+					st.src[s] = append(st.src[s], coll.Extent{Off: off, N: n})
 					off += n
 				}
 			}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/layout"
 )
 
@@ -38,10 +39,10 @@ func BenchmarkPlanPieces(b *testing.B) {
 		})
 		b.Run(fmt.Sprintf("merge/n=%d", n), func(b *testing.B) {
 			e := &engine{size: 4}
-			st := &roundState{src: make([][]extent, 4), srcBytes: make([]int64, 4)}
+			st := &roundState{src: make([][]coll.Extent, 4), srcBytes: make([]int64, 4), starts: make([]int64, 4)}
 			for s := 0; s < 4; s++ {
 				for k := 0; k < n/4; k++ {
-					st.src[s] = append(st.src[s], extent{off: int64(32*k + 8*s), n: 8})
+					st.src[s] = append(st.src[s], coll.Extent{Off: int64(32*k + 8*s), N: 8})
 				}
 			}
 			b.ResetTimer()

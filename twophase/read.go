@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/collio/collio/driver"
+	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/metrics"
 )
 
@@ -111,18 +112,18 @@ func (e *engine) prepareRead(m int, st *roundState) error {
 
 // readDst is where a requested piece is read to: its slot in send, or,
 // for the aggregator's own pieces, the user's buffer (see prepareRead).
-func (e *engine) readDst(st *roundState, send []byte, x entry) []byte {
-	at := x.at
+func (e *engine) readDst(st *roundState, send []byte, x coll.Entry) []byte {
+	at := x.At
 	if st.self != nil {
 		switch {
-		case x.src == e.rank:
+		case x.Src == e.rank:
 			at -= st.selfAt
-			return st.self[at : at+x.n]
-		case x.src > e.rank:
+			return st.self[at : at+x.N]
+		case x.Src > e.rank:
 			at -= int64(len(st.self)) // send has no room for this rank's own data
 		}
 	}
-	return send[at : at+x.n]
+	return send[at : at+x.N]
 }
 
 // deliver sends a round's data from the aggregators back to the ranks.
@@ -239,7 +240,7 @@ func (e *engine) readWindow(st *roundState) (r ioResult) {
 	// range once (at most cb_buffer_size), copy each piece out.
 	sorted := st.sorted
 	for _, w := range st.win {
-		var seg []entry
+		var seg []coll.Entry
 		if seg, sorted = cutBefore(sorted, w.End); len(seg) == 0 {
 			continue
 		}
@@ -253,11 +254,11 @@ func (e *engine) readWindow(st *roundState) (r ioResult) {
 		}
 		clear(win[n:]) // past end of file
 		for _, x := range seg {
-			copy(e.readDst(st, send, x), win[x.off-span.Start:])
+			copy(e.readDst(st, send, x), win[x.Off-span.Start:])
 		}
 	}
 	if len(sorted) > 0 {
-		return fail(fmt.Errorf("twophase: %d pieces from offset %d lie outside this aggregator's window %v", len(sorted), sorted[0].off, st.win))
+		return fail(fmt.Errorf("twophase: %d pieces from offset %d lie outside this aggregator's window %v", len(sorted), sorted[0].Off, st.win))
 	}
 	return r
 }
@@ -273,24 +274,24 @@ var maxGap int64 = 64 << 10
 func (e *engine) readRuns(st *roundState, send []byte) error {
 	var gaps int64
 	for i := 1; i < len(st.sorted); i++ {
-		if g := st.sorted[i].off - (st.sorted[i-1].off + st.sorted[i-1].n); g <= maxGap {
+		if g := st.sorted[i].Off - (st.sorted[i-1].Off + st.sorted[i-1].N); g <= maxGap {
 			gaps += g
 		}
 	}
 	scratch := st.window.get(gaps)
 	bufs := make([][]byte, 0, 2*len(st.sorted)) // pieces and gaps; fixed capacity: the runs share it
 	var runs []driver.Run
-	runStart, end, from := st.sorted[0].off, st.sorted[0].off, 0
+	runStart, end, from := st.sorted[0].Off, st.sorted[0].Off, 0
 	for _, x := range st.sorted {
-		if g := x.off - end; g > maxGap {
+		if g := x.Off - end; g > maxGap {
 			runs = append(runs, driver.Run{Off: runStart, Bufs: bufs[from:]})
-			from, runStart = len(bufs), x.off
+			from, runStart = len(bufs), x.Off
 		} else if g > 0 {
 			bufs = append(bufs, scratch[:g])
 			scratch = scratch[g:]
 		}
 		bufs = append(bufs, e.readDst(st, send, x))
-		end = x.off + x.n
+		end = x.Off + x.N
 	}
 	runs = append(runs, driver.Run{Off: runStart, Bufs: bufs[from:]})
 	if e.own && st.self != nil && !e.j.Atomic {

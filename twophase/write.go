@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/collio/collio/driver"
+	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/metrics"
 )
 
@@ -116,7 +117,7 @@ func (e *engine) writeRound(m int, st *roundState) error {
 func (e *engine) writeWindow(st *roundState, data []byte) (r ioResult) {
 	sorted := st.sorted
 	for _, w := range st.win {
-		var seg []entry
+		var seg []coll.Entry
 		if seg, sorted = cutBefore(sorted, w.End); len(seg) > 0 {
 			if r = e.writeRange(st, data, seg, r); r.err != nil {
 				return r
@@ -124,13 +125,13 @@ func (e *engine) writeWindow(st *roundState, data []byte) (r ioResult) {
 		}
 	}
 	if len(sorted) > 0 {
-		r.err = fmt.Errorf("twophase: %d pieces from offset %d lie outside this aggregator's window %v", len(sorted), sorted[0].off, st.win)
+		r.err = fmt.Errorf("twophase: %d pieces from offset %d lie outside this aggregator's window %v", len(sorted), sorted[0].Off, st.win)
 	}
 	return r
 }
 
 // writeRange writes the pieces of one window range, sorted by offset.
-func (e *engine) writeRange(st *roundState, data []byte, sorted []entry, acc ioResult) (r ioResult) {
+func (e *engine) writeRange(st *roundState, data []byte, sorted []coll.Entry, acc ioResult) (r ioResult) {
 	r = acc
 	span, holes, overlaps := shape(sorted)
 	f := e.j.File
@@ -153,14 +154,14 @@ func (e *engine) writeRange(st *roundState, data []byte, sorted []entry, acc ioR
 			// run is then one buffer.
 			win := st.window.get(span.Len())
 			var runs []driver.Run
-			runStart, runEnd := sorted[0].off, sorted[0].off
+			runStart, runEnd := sorted[0].Off, sorted[0].Off
 			for _, x := range sorted {
-				if x.off != runEnd {
+				if x.Off != runEnd {
 					runs = append(runs, driver.Run{Off: runStart, Bufs: [][]byte{win[runStart-span.Start : runEnd-span.Start]}})
-					runStart = x.off
+					runStart = x.Off
 				}
-				copy(win[x.off-span.Start:], e.pieceData(st, data, x))
-				runEnd = x.off + x.n
+				copy(win[x.Off-span.Start:], e.pieceData(st, data, x))
+				runEnd = x.Off + x.N
 			}
 			runs = append(runs, driver.Run{Off: runStart, Bufs: [][]byte{win[runStart-span.Start : runEnd-span.Start]}})
 			_, r.err = driver.WriteRuns(f, runs)
@@ -168,14 +169,14 @@ func (e *engine) writeRange(st *roundState, data []byte, sorted []entry, acc ioR
 		}
 		pieces := make([][]byte, 0, len(sorted)) // fixed capacity: the runs share it
 		var runs []driver.Run
-		runStart, runEnd, from := sorted[0].off, sorted[0].off, 0
+		runStart, runEnd, from := sorted[0].Off, sorted[0].Off, 0
 		for _, x := range sorted {
-			if x.off != runEnd {
+			if x.Off != runEnd {
 				runs = append(runs, driver.Run{Off: runStart, Bufs: pieces[from:]})
-				from, runStart = len(pieces), x.off
+				from, runStart = len(pieces), x.Off
 			}
 			pieces = append(pieces, e.pieceData(st, data, x))
-			runEnd = x.off + x.n
+			runEnd = x.Off + x.N
 		}
 		runs = append(runs, driver.Run{Off: runStart, Bufs: pieces[from:]})
 		if hold { // the lock would be gone before the write
@@ -204,10 +205,10 @@ func (e *engine) writeRange(st *roundState, data []byte, sorted []entry, acc ioR
 		// sorted is by (offset, source): a stable sort by source gives
 		// each source's pieces in file order, sources in rank order.
 		order = slices.Clone(sorted)
-		slices.SortStableFunc(order, func(a, b entry) int { return a.src - b.src })
+		slices.SortStableFunc(order, func(a, b coll.Entry) int { return a.Src - b.Src })
 	}
 	for _, x := range order {
-		copy(win[x.off-span.Start:], e.pieceData(st, data, x))
+		copy(win[x.Off-span.Start:], e.pieceData(st, data, x))
 	}
 	start := time.Now()
 	_, r.err = f.WriteAt(win, span.Start)
@@ -217,19 +218,19 @@ func (e *engine) writeRange(st *roundState, data []byte, sorted []entry, acc ioR
 
 // pieceData is the data of a requested piece: in the received data, or,
 // for the aggregator's own pieces, in its own send data.
-func (e *engine) pieceData(st *roundState, data []byte, x entry) []byte {
+func (e *engine) pieceData(st *roundState, data []byte, x coll.Entry) []byte {
 	if st.self == nil {
-		return data[x.at : x.at+x.n]
+		return data[x.At : x.At+x.N]
 	}
-	at := x.at
+	at := x.At
 	switch {
-	case x.src == e.rank:
+	case x.Src == e.rank:
 		at -= st.selfAt
-		return st.self[at : at+x.n]
-	case x.src > e.rank:
+		return st.self[at : at+x.N]
+	case x.Src > e.rank:
 		at -= int64(len(st.self))
 	}
-	return data[at : at+x.n]
+	return data[at : at+x.N]
 }
 
 // smallPiece: pieces of a round averaging less than this many bytes are
@@ -239,13 +240,13 @@ const smallPiece = 1024
 
 // smallPieces reports whether sorted's pieces average under smallPiece
 // bytes (and there are enough of them for it to matter).
-func smallPieces(sorted []entry) bool {
+func smallPieces(sorted []coll.Entry) bool {
 	if len(sorted) < 16 {
 		return false
 	}
 	var total int64
 	for _, x := range sorted {
-		total += x.n
+		total += x.N
 	}
 	return total < smallPiece*int64(len(sorted))
 }

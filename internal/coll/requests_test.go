@@ -1,4 +1,4 @@
-package twophase
+package coll
 
 import (
 	"encoding/binary"
@@ -10,15 +10,16 @@ import (
 // Request lists survive the compact encoding, out-of-order pieces
 // included, and a damaged list is an error.
 func TestDecodeRequests(t *testing.T) {
-	want := []extent{{0, 8}, {8, 16}, {100, 1}, {40, 4}, {1 << 40, 1 << 33}}
+	want := []Extent{{0, 8}, {8, 16}, {100, 1}, {40, 4}, {1 << 40, 1 << 33}}
 	var b []byte
 	var end int64
 	for _, x := range want {
-		b = binary.AppendVarint(b, x.off-end)
-		b = binary.AppendUvarint(b, uint64(x.n))
-		end = x.off + x.n
+		b = binary.AppendVarint(b, x.Off-end)
+		b = binary.AppendUvarint(b, uint64(x.N))
+		end = x.Off + x.N
 	}
-	got, err := decodeRequests(b, len(want), nil)
+	require.Equal(t, b, AppendRequests(nil, want))
+	got, err := DecodeRequests(b, len(want), nil)
 	require.NoError(t, err)
 	require.Equal(t, want, got)
 
@@ -32,7 +33,7 @@ func TestDecodeRequests(t *testing.T) {
 		{[]byte{0x80, 0x80, 0x80}, 1}, // unterminated varint
 		{append([]byte{0}, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01), 1}, // length past int64
 	} {
-		_, err := decodeRequests(bad.b, bad.n, nil)
+		_, err := DecodeRequests(bad.b, bad.n, nil)
 		require.Error(t, err)
 	}
 }
