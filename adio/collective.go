@@ -8,6 +8,7 @@ import (
 	"github.com/collio/collio/cache"
 	"github.com/collio/collio/hints"
 	"github.com/collio/collio/internal/agree"
+	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/ioerr"
 	"github.com/collio/collio/metrics"
 	"github.com/collio/collio/twophase"
@@ -195,15 +196,15 @@ func sameCollective(a, b int64) bool { return a%2 == b%2 }
 // E10 cache, the range of each rank's data not copied yet (pending), and
 // for writes whether any rank may sieve (else independent writes need no
 // locks).
-func (f *File) enter(op string, write bool, v View, a Access, off int64, local error) (ranges, pending []twophase.Range, err error) {
+func (f *File) enter(op string, write bool, v View, a Access, off int64, local error) (ranges, pending []coll.Range, err error) {
 	defer metrics.Timer(&f.last.Plan)()
-	var mine twophase.Range
+	var mine coll.Range
 	if local == nil && a.Size() > 0 {
 		s, e, err := fileRange(v, off*v.Etype.Size(), a.Size())
 		if err != nil {
 			local = f.wrap(err, op)
 		}
-		mine = twophase.Range{Start: s, End: e}
+		mine = coll.Range{Start: s, End: e}
 	}
 	f.callBytes, f.callPieces, f.callOwn, f.callNoSieve = 0, 0, nil, false
 	var pieces int64
@@ -216,7 +217,7 @@ func (f *File) enter(op string, write bool, v View, a Access, off int64, local e
 	}
 	report := local == nil && f.reportsOwnBlocks()
 	if report {
-		o := twophase.CountOwnBlocks(twophase.Access{Disp: v.Disp, Filetype: v.Filetype, DataStart: off * v.Etype.Size(), Size: a.Size()}, f.ownGrid())
+		o := twophase.CountOwnBlocks(coll.Access{Disp: v.Disp, Filetype: v.Filetype, DataStart: off * v.Etype.Size(), Size: a.Size()}, f.ownGrid())
 		rec[9], rec[10] = o.Count, int64(o.Hash)
 	}
 	if write && (local != nil || f.mayWriteSieve(v, a, off)) {
@@ -253,7 +254,7 @@ func (f *File) enter(op string, write bool, v View, a Access, off int64, local e
 	if failed {
 		return nil, nil, f.agree(op, local)
 	}
-	ranges = make([]twophase.Range, f.comm.Size())
+	ranges = make([]coll.Range, f.comm.Size())
 	for r := range ranges {
 		if sameCollective(field(r, 0), field(0, 0)) && field(r, 1) == field(0, 1) && field(r, 12) != field(0, 12) {
 			return nil, nil, &ioerr.Error{Class: ioerr.ErrNotSame, Op: opName(field(0, 0)), Path: f.path, Rank: -1,
@@ -265,7 +266,7 @@ func (f *File) enter(op string, write bool, v View, a Access, off int64, local e
 				Msg: fmt.Sprintf("ranks are in different collective calls: rank 0 is in %s (call %d), rank %d in %s (call %d)",
 					opName(field(0, 0)), field(0, 1), r, opName(field(r, 0)), field(r, 1))}
 		}
-		ranges[r] = twophase.Range{Start: field(r, 2), End: field(r, 3)}
+		ranges[r] = coll.Range{Start: field(r, 2), End: field(r, 3)}
 		f.callBytes += field(r, 7)
 		f.callPieces += field(r, 13)
 	}
@@ -274,16 +275,16 @@ func (f *File) enter(op string, write bool, v View, a Access, off int64, local e
 		f.callNoSieve = f.callNoSieve && field(r, 11) == 0
 	}
 	if report {
-		f.callOwn = make([]twophase.OwnBlocks, len(ranges))
+		f.callOwn = make([]coll.OwnBlocks, len(ranges))
 		for r := range f.callOwn {
-			f.callOwn[r] = twophase.OwnBlocks{Count: field(r, 9), Hash: uint64(field(r, 10))}
+			f.callOwn[r] = coll.OwnBlocks{Count: field(r, 9), Hash: uint64(field(r, 10))}
 		}
 	}
 	if f.cached {
-		pending = make([]twophase.Range, f.comm.Size())
+		pending = make([]coll.Range, f.comm.Size())
 		fell := -1
 		for r := range pending {
-			pending[r] = twophase.Range{Start: field(r, 5), End: field(r, 6)}
+			pending[r] = coll.Range{Start: field(r, 5), End: field(r, 6)}
 			if fell < 0 && field(r, 8) != 0 {
 				fell = r
 			}
@@ -325,7 +326,7 @@ func (f *File) cacheFellBack(first int) {
 // read-modify-write holes, anything in the call's whole range), and the
 // agreement that follows is the barrier: a failed copy is the call's
 // error on every rank. Calls that no cached data comes near cost nothing.
-func (f *File) drainCached(op string, write bool, ranges, pending []twophase.Range) error {
+func (f *File) drainCached(op string, write bool, ranges, pending []coll.Range) error {
 	lo, hi := int64(0), int64(0)
 	var region [][2]int64
 	for _, r := range ranges {

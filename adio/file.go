@@ -15,12 +15,12 @@ import (
 	"github.com/collio/collio/driver"
 	"github.com/collio/collio/hints"
 	"github.com/collio/collio/internal/agree"
+	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/ioerr"
 	"github.com/collio/collio/layout"
 	"github.com/collio/collio/metrics"
 	"github.com/collio/collio/topo"
-	"github.com/collio/collio/twophase"
 )
 
 // File is an open file shared by the ranks of a communicator.
@@ -69,7 +69,7 @@ type File struct {
 	total    metrics.Call // all collective calls since open
 	// buffers are the two-phase exchange buffers, kept between calls (they
 	// grow only on aggregators) and dropped at close.
-	buffers twophase.Buffers
+	buffers coll.Buffers
 
 	// cached is true on every rank when the E10 cache is in use
 	// (openCache): this rank's driver file, if open, is a *cache.File.
@@ -81,8 +81,8 @@ type File struct {
 	// current collective call (metrics.PiecesOf, from the entry records).
 	callPieces int64
 	// callOwn is every rank's own-blocks report in the current call (nil
-	// when the entry record carried none; see twophase.OwnBlocks).
-	callOwn []twophase.OwnBlocks
+	// when the entry record carried none; see coll.OwnBlocks).
+	callOwn []coll.OwnBlocks
 	// callNoSieve: the current call writes and no rank's part may be
 	// read-modify-written (mayWriteSieve), so independent writes need no
 	// byte-range locks even where the ranks' ranges interleave.

@@ -5,9 +5,9 @@ import (
 
 	"github.com/collio/collio/cache"
 	"github.com/collio/collio/driver"
+	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/ioerr"
-	"github.com/collio/collio/twophase"
 )
 
 // Sync flushes every rank's writes to storage (collective). With the E10
@@ -154,7 +154,7 @@ func (f *File) Close() error {
 		return err
 	}
 	f.closed = true
-	f.buffers = twophase.Buffers{}
+	f.buffers = coll.Buffers{}
 	err := f.agree("close", f.closeDriverFile())
 	if err == nil && f.mode&ModeDeleteOnClose != 0 {
 		var derr error

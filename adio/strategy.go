@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/collio/collio/hints"
+	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/ioerr"
 	"github.com/collio/collio/segment"
 	"github.com/collio/collio/tam"
@@ -47,12 +48,12 @@ func Available() []string {
 // same one, so every rank makes the same choice.
 type situation struct {
 	write   bool
-	ranges  []twophase.Range // every rank's file range in this call
-	nodes   int              // nodes the ranks run on
-	striped bool             // the file system reports striping (Lustre, BeeGFS, sim)
-	sieve   bool             // independent I/O of this direction may use data sieving
-	bytes   int64            // data all ranks move in the call
-	pieces  int64            // file pieces all ranks access (estimated; 0: unknown)
+	ranges  []coll.Range // every rank's file range in this call
+	nodes   int          // nodes the ranks run on
+	striped bool         // the file system reports striping (Lustre, BeeGFS, sim)
+	sieve   bool         // independent I/O of this direction may use data sieving
+	bytes   int64        // data all ranks move in the call
+	pieces  int64        // file pieces all ranks access (estimated; 0: unknown)
 }
 
 // smallPiece: calls whose pieces average fewer bytes are dominated by the
@@ -145,11 +146,11 @@ func chooseStrategy(h *hints.Set, s situation) (name, reason string, err error) 
 	case cb == hints.Enable:
 		name, reason = collectivePick(s)
 		return name, key + "=enable; " + reason, nil
-	case twophase.Interleaved(s.ranges) && s.nodes == 1 && !s.striped && s.sieve && s.density() >= minSieveDensity:
+	case coll.Interleaved(s.ranges) && s.nodes == 1 && !s.striped && s.sieve && s.density() >= minSieveDensity:
 		return hints.StrategyIndependent, fmt.Sprintf("accesses interleave; one node, no striping, data density %.2f: independent I/O with data sieving", s.density()), nil
-	case twophase.Interleaved(s.ranges) && s.nodes == 1 && !s.striped && s.sieve:
+	case coll.Interleaved(s.ranges) && s.nodes == 1 && !s.striped && s.sieve:
 		return hints.StrategyTwoPhase, fmt.Sprintf("accesses interleave; one node, no striping, data density %.3f: two-phase merges the pieces", s.density()), nil
-	case twophase.Interleaved(s.ranges):
+	case coll.Interleaved(s.ranges):
 		name, reason = collectivePick(s)
 		return name, "accesses interleave; " + reason, nil
 	}
@@ -268,7 +269,7 @@ type call struct {
 	view   View
 	access Access
 	off    int64 // etypes
-	ranges []twophase.Range
+	ranges []coll.Range
 	aggs   []int // this call's aggregators
 	// deferred: the call ends without agreeing on its outcome
 	// (collio_error_agreement=deferred, strategy independent), so no
@@ -284,7 +285,7 @@ type independent struct{}
 // hidden behind an exchange.
 func (independent) write(c *call) error {
 	defer c.f.timeIndependentIO()()
-	interleaved := twophase.Interleaved(c.ranges)
+	interleaved := coll.Interleaved(c.ranges)
 	alone := !interleaved || c.f.callNoSieve
 	if alone && c.deferred && c.f.sieves(true) && !c.f.viewsContiguous && c.access.Size() > 0 {
 		// Lock-free writes are safe until the other ranks pass a
@@ -326,7 +327,7 @@ func (f *File) timeIndependentIO() func() {
 // twoPhase: ROMIO's extended two-phase collective buffering.
 type twoPhase struct{}
 
-func (twoPhase) job(c *call, write bool) *twophase.Job {
+func (twoPhase) job(c *call, write bool) *coll.Job {
 	f := c.f
 	a := c.access
 	stripe := f.hints.Int(hints.StripingUnit) // as reported by the file system, else as asked
@@ -344,8 +345,8 @@ func (twoPhase) job(c *call, write bool) *twophase.Job {
 	}
 	bufSize := f.hints.Int(hints.CBBufferSize)
 	var affinityBlock, ownGrid int64
-	var own []twophase.OwnBlocks
-	if span, ok := twophase.Span(c.ranges); ok && affinity {
+	var own []coll.OwnBlocks
+	if span, ok := coll.Span(c.ranges); ok && affinity {
 		affinityBlock = twophase.AffinityBlockSize(span, len(c.aggs), bufSize, stripe)
 		ownGrid, own = f.ownGrid(), f.callOwn
 	}
@@ -353,12 +354,12 @@ func (twoPhase) job(c *call, write bool) *twophase.Job {
 	if write {
 		coRatio = int(f.hints.Int(hints.RomioLustreCoRatio))
 	}
-	return &twophase.Job{
+	return &coll.Job{
 		Comm:        f.comm,
 		File:        f.f,
 		Aggregators: c.aggs,
 		Ranges:      c.ranges,
-		Access: twophase.Access{
+		Access: coll.Access{
 			Buf: a.Buf, MemType: a.MemType, Count: a.Count,
 			Disp: c.view.Disp, Filetype: c.view.Filetype,
 			DataStart: c.off * c.view.Etype.Size(), Size: a.Size(),

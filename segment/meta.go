@@ -9,7 +9,6 @@ import (
 	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/layout"
-	"github.com/collio/collio/twophase"
 )
 
 // Message tags on the group communicator. Between one pair of ranks
@@ -24,14 +23,14 @@ const (
 // filePieces lists the file pieces of an access in data order, adjacent
 // ones merged. They must be strictly increasing (MPI's monotone file
 // views); anything else is reported as an error.
-func filePieces(a twophase.Access) ([]coll.Extent, error) {
+func filePieces(a coll.Access) ([]coll.Extent, error) {
 	if a.Size <= 0 {
 		return nil, nil
 	}
 	if a.Filetype == nil {
 		return nil, errors.New("segment: access without a filetype")
 	}
-	fs := layout.NewViewStream(a.Filetype, a.Disp)
+	fs := a.FileStream()
 	if err := fs.SeekData(a.DataStart); err != nil {
 		return nil, err
 	}
@@ -65,15 +64,14 @@ type memCursor struct {
 	pos int64          // data bytes consumed (contiguous case)
 }
 
-func newMemCursor(a twophase.Access) (*memCursor, error) {
-	t := a.MemType
-	if t == nil || t.IsContiguous() && t.LB() == 0 {
+func newMemCursor(a coll.Access) (*memCursor, error) {
+	if a.MemContiguous() {
 		if int64(len(a.Buf)) < a.Size {
 			return nil, fmt.Errorf("segment: %d-byte buffer for %d bytes", len(a.Buf), a.Size)
 		}
 		return &memCursor{buf: a.Buf}, nil
 	}
-	return &memCursor{buf: a.Buf, ms: layout.NewStream(t, 0, a.Count)}, nil
+	return &memCursor{buf: a.Buf, ms: a.MemStream()}, nil
 }
 
 func (c *memCursor) contiguous() bool { return c.ms == nil }

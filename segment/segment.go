@@ -49,7 +49,6 @@ import (
 	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/metrics"
-	"github.com/collio/collio/twophase"
 )
 
 // Options selects the variant.
@@ -72,20 +71,20 @@ func (t IOTime) Hidden() time.Duration { return max(0, t.Busy-t.Wait) }
 // twophase.Write: every rank of j.Comm calls it with the same Aggregators
 // and BufSize; it returns this rank's error; file errors never stop the
 // exchange. j.Ranges is only used to skip an all-empty call.
-func Write(j *twophase.Job, dynamic, overlap bool) error {
+func Write(j *coll.Job, dynamic, overlap bool) error {
 	_, err := WriteWith(j, Options{Dynamic: dynamic, Overlap: overlap})
 	return err
 }
 
 // Read runs a collective read; it returns the number of bytes read, fewer
 // than the access size only where the access extends past end of file.
-func Read(j *twophase.Job, dynamic, overlap bool) (int64, error) {
+func Read(j *coll.Job, dynamic, overlap bool) (int64, error) {
 	n, _, err := ReadWith(j, Options{Dynamic: dynamic, Overlap: overlap})
 	return n, err
 }
 
 // WriteWith is Write that also reports the I/O time split.
-func WriteWith(j *twophase.Job, o Options) (IOTime, error) {
+func WriteWith(j *coll.Job, o Options) (IOTime, error) {
 	r, err := start(j, o, true)
 	if r == nil || err != nil {
 		return IOTime{}, err
@@ -95,7 +94,7 @@ func WriteWith(j *twophase.Job, o Options) (IOTime, error) {
 }
 
 // ReadWith is Read that also reports the I/O time split.
-func ReadWith(j *twophase.Job, o Options) (int64, IOTime, error) {
+func ReadWith(j *coll.Job, o Options) (int64, IOTime, error) {
 	r, err := start(j, o, false)
 	if r == nil || err != nil {
 		return 0, IOTime{}, err
@@ -114,7 +113,7 @@ func ReadWith(j *twophase.Job, o Options) (int64, IOTime, error) {
 
 // run is one rank's state during one call.
 type run struct {
-	j      *twophase.Job
+	j      *coll.Job
 	o      Options
 	write  bool
 	stats  *metrics.Call
@@ -177,13 +176,13 @@ func (r *run) recvd(n int) {
 
 // start validates the job (the same verdict on every rank), forms the
 // groups and exchanges the metadata. A nil run means nothing to do.
-func start(j *twophase.Job, o Options, write bool) (*run, error) {
+func start(j *coll.Job, o Options, write bool) (*run, error) {
 	n, rank := j.Comm.Size(), j.Comm.Rank()
 	if err := checkAggs(n, j.Aggregators); err != nil {
 		return nil, err
 	}
-	if j.BufSize <= 0 {
-		return nil, fmt.Errorf("segment: buffer size %d must be positive", j.BufSize)
+	if err := j.CheckBufSize(); err != nil {
+		return nil, fmt.Errorf("segment: %w", err)
 	}
 	stats := j.Stats
 	if stats == nil {
@@ -195,7 +194,7 @@ func start(j *twophase.Job, o Options, write bool) (*run, error) {
 	stats.Aggregator = rank == leaders[g]
 	stats.Rounds = 0
 	if len(j.Ranges) == n {
-		if _, ok := twophase.Span(j.Ranges); !ok {
+		if _, ok := coll.Span(j.Ranges); !ok {
 			return nil, nil
 		}
 	}

@@ -11,11 +11,11 @@ import (
 
 	"github.com/collio/collio/driver"
 	"github.com/collio/collio/driver/ufs"
+	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/reftest"
 	"github.com/collio/collio/layout"
 	"github.com/collio/collio/metrics"
-	"github.com/collio/collio/twophase"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
@@ -28,7 +28,7 @@ func must[T any](v T, err error) T {
 }
 
 type rankCase struct {
-	access twophase.Access
+	access coll.Access
 	data   []byte // the buffer's original contents
 }
 
@@ -56,11 +56,11 @@ func fill(n int64, seed int) []byte {
 	return b
 }
 
-func ranges(cases []rankCase) []twophase.Range {
-	out := make([]twophase.Range, len(cases))
+func ranges(cases []rankCase) []coll.Range {
+	out := make([]coll.Range, len(cases))
 	for k, rc := range cases {
 		if offs := fileOffsets(rc.access); len(offs) > 0 {
-			out[k] = twophase.Range{Start: offs[0], End: offs[len(offs)-1] + 1}
+			out[k] = coll.Range{Start: offs[0], End: offs[len(offs)-1] + 1}
 		}
 	}
 	return out
@@ -115,7 +115,7 @@ func runCase(path string, cases []rankCase, s setup, want []byte) (outcome, erro
 				f = s.file(r, f)
 			}
 		}
-		j := &twophase.Job{Comm: c, File: f, Aggregators: s.aggs, Ranges: rs, Access: cases[r].access,
+		j := &coll.Job{Comm: c, File: f, Aggregators: s.aggs, Ranges: rs, Access: cases[r].access,
 			BufSize: s.buf, Atomic: s.atomic, Stats: &o.wstats[r]}
 		o.wio[r], o.werr[r] = WriteWith(j, s.w)
 		if s.noRead {
@@ -178,7 +178,7 @@ func subarrayCases(np int) []rankCase {
 		lo, hi := r*g[0]/np, (r+1)*g[0]/np
 		sub := must(layout.Subarray(g, []int{hi - lo, g[1], g[2] - 1}, []int{lo, 0, 1}, layout.OrderC, layout.Int32))
 		size := sub.Size()
-		cases[r] = rankCase{twophase.Access{Buf: fill(size, r), Count: size, Filetype: sub, Size: size}, fill(size, r)}
+		cases[r] = rankCase{coll.Access{Buf: fill(size, r), Count: size, Filetype: sub, Size: size}, fill(size, r)}
 	}
 	return cases
 }
@@ -230,7 +230,7 @@ func TestRandomViews(t *testing.T) {
 			ft := must(layout.Resized(layout.Bytes(blk), 0, int64(np)*(blk+gap)))
 			nblocks := int64(rapid.IntRange(0, 6).Draw(rt, "nblocks")) // 0: empty contribution
 			size := nblocks * blk
-			a := twophase.Access{Count: size, Filetype: ft, Disp: int64(r) * (blk + gap), Size: size}
+			a := coll.Access{Count: size, Filetype: ft, Disp: int64(r) * (blk + gap), Size: size}
 			if rapid.Bool().Draw(rt, "skip") && size > blk {
 				a.DataStart = blk // start one block into the view
 				a.Size -= blk
@@ -292,7 +292,7 @@ func TestOverlappingViewsInGroup(t *testing.T) {
 		if r == 2 {
 			ft = layout.Byte
 		}
-		a := twophase.Access{Buf: fill(21, r), Count: 21, Filetype: ft, Disp: int64(7 * r), Size: 21}
+		a := coll.Access{Buf: fill(21, r), Count: 21, Filetype: ft, Disp: int64(7 * r), Size: 21}
 		cases[r] = rankCase{a, fill(21, r)}
 	}
 	want := expectedFile(cases)
@@ -313,7 +313,7 @@ func TestOverlappingViewsInGroup(t *testing.T) {
 func TestAllEmpty(t *testing.T) {
 	cases := make([]rankCase, 3)
 	for r := range cases {
-		cases[r] = rankCase{twophase.Access{Filetype: layout.Byte}, nil}
+		cases[r] = rankCase{coll.Access{Filetype: layout.Byte}, nil}
 	}
 	for i, m := range modes {
 		path := filepath.Join(t.TempDir(), "e")
@@ -336,7 +336,7 @@ func TestStats(t *testing.T) {
 	// per group.
 	cases := make([]rankCase, 6)
 	for r := range cases {
-		cases[r] = rankCase{twophase.Access{Buf: fill(10, r), Count: 10, Filetype: layout.Byte, Disp: int64(10 * r), Size: 10}, fill(10, r)}
+		cases[r] = rankCase{coll.Access{Buf: fill(10, r), Count: 10, Filetype: layout.Byte, Disp: int64(10 * r), Size: 10}, fill(10, r)}
 	}
 	want := expectedFile(cases)
 	for _, m := range modes {
@@ -421,7 +421,7 @@ func TestShortRead(t *testing.T) {
 			defer f.Close()
 			a := cases[r].access
 			a.Buf = make([]byte, len(a.Buf))
-			j := &twophase.Job{Comm: c, File: f, Aggregators: []int{1}, Ranges: ranges(cases), Access: a, BufSize: 50}
+			j := &coll.Job{Comm: c, File: f, Aggregators: []int{1}, Ranges: ranges(cases), Access: a, BufSize: 50}
 			if got[r], _, err = ReadWith(j, m); err != nil {
 				return err
 			}
@@ -530,7 +530,7 @@ func TestRunsAndGaps(t *testing.T) {
 		cases := make([]rankCase, 2)
 		for r := range cases {
 			ft := must(layout.Resized(layout.Bytes(10), 0, 20+hole))
-			cases[r] = rankCase{twophase.Access{Buf: fill(40, r), Count: 40, Filetype: ft, Disp: int64(10 * r), Size: 40}, fill(40, r)}
+			cases[r] = rankCase{coll.Access{Buf: fill(40, r), Count: 40, Filetype: ft, Disp: int64(10 * r), Size: 40}, fill(40, r)}
 		}
 		want := expectedFile(cases)
 		for _, m := range modes {
@@ -580,9 +580,9 @@ func TestLocalError(t *testing.T) {
 }
 
 // The reference: where each data byte goes, from the layouts alone.
-func fileOffsets(a twophase.Access) []int64 { return reftest.FileOffsets(ref(a)) }
-func memOffsets(a twophase.Access) []int64  { return reftest.MemOffsets(ref(a)) }
+func fileOffsets(a coll.Access) []int64 { return reftest.FileOffsets(ref(a)) }
+func memOffsets(a coll.Access) []int64  { return reftest.MemOffsets(ref(a)) }
 
-func ref(a twophase.Access) reftest.Access {
+func ref(a coll.Access) reftest.Access {
 	return reftest.Access{Disp: a.Disp, Filetype: a.Filetype, DataStart: a.DataStart, Size: a.Size, MemType: a.MemType, Count: a.Count}
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/metrics"
-	"github.com/collio/collio/twophase"
 )
 
 // Phase names given to a counting communicator (comm.SetPhase), so that
@@ -20,18 +19,18 @@ const (
 // scratch is the per-round working space of the layer-1 exchange and of
 // the local aggregator's merge, reused from round to round.
 type scratch struct {
-	mine   [][]piece // this rank's pieces per global aggregator
-	lo, hi []int64   // and the data positions they cover
+	mine   [][]coll.Piece // this rank's pieces per global aggregator
+	lo, hi []int64        // and the data positions they cover
 
 	sizesOut []byte // counts per global aggregator: pieces, bytes, list bytes
-	payOut   bufPool
+	payOut   coll.Pool
 
 	// On a local aggregator, per member (index into run.members).
 	active  []bool
 	sizesIn []byte  // counts per global aggregator per member
 	payLen  []int64 // payload bytes each member sends
-	payIn   bufPool
-	own     bufPool           // own data packed (noncontiguous memory)
+	payIn   coll.Pool
+	own     coll.Pool         // own data packed (noncontiguous memory)
 	lists   [][][]coll.Extent // [global aggregator][member] pieces
 	data    [][][]byte        // [global aggregator][member] packed bytes (writes)
 	merged  []coll.Entry
@@ -54,18 +53,18 @@ type upMsg struct {
 // messages and what a global aggregator received, kept until the round's
 // file I/O is done (with overlap, the next round uses the other state).
 type gState struct {
-	send bufPool // local aggregator: layer-2 messages, back to back
+	send coll.Pool // local aggregator: layer-2 messages, back to back
 
 	srcs  []int // global aggregator: local aggregators heard from (indices into locals)
 	hdr   []byte
-	recv  bufPool
+	recv  coll.Pool
 	lists [][]coll.Extent // per source
 	data  [][]byte        // per source (writes)
 
 	merged []coll.Entry
 	runs   []stretch
-	win    bufPool
-	back   bufPool // reads: each source's bytes, back to back
+	win    coll.Pool
+	back   coll.Pool // reads: each source's bytes, back to back
 
 	pending chan ioResult
 }
@@ -78,7 +77,7 @@ type ioResult struct {
 func (r *run) initScratch() {
 	g, k := len(r.aggs), len(r.members)
 	s := &r.sc
-	s.mine = make([][]piece, g)
+	s.mine = make([][]coll.Piece, g)
 	s.lo, s.hi = make([]int64, g), make([]int64, g)
 	s.sizesOut = make([]byte, countsWidth*g)
 	s.up = make([]upMsg, g)
@@ -106,8 +105,8 @@ func (r *run) got(n int, layer *int64) {
 	*layer++
 }
 
-func intersect(a, b twophase.Range) twophase.Range {
-	return twophase.Range{Start: max(a.Start, b.Start), End: min(a.End, b.End)}
+func intersect(a, b coll.Range) coll.Range {
+	return coll.Range{Start: max(a.Start, b.Start), End: min(a.End, b.End)}
 }
 
 // cutAll finds this rank's pieces in every global aggregator's window of
@@ -119,7 +118,7 @@ func (r *run) cutAll(m int) error {
 	mine := r.j.Ranges[r.rank]
 	for i := range r.aggs {
 		var err error
-		s.mine[i], s.lo[i], s.hi[i], err = r.sl.cut(intersect(r.window(i, m), mine), s.mine[i][:0])
+		s.mine[i], s.lo[i], s.hi[i], err = r.sl.Cut(intersect(r.window(i, m), mine), s.mine[i][:0])
 		if err != nil {
 			return err
 		}
@@ -143,18 +142,18 @@ func (r *run) memberBytes() (bytes int64) {
 // sizes message and returns the total pieces.
 func (r *run) encodeLists() (pieces int64) {
 	s := &r.sc
-	pay := s.payOut.b[:0]
+	pay := s.payOut.B[:0]
 	for i := range r.aggs {
 		start := len(pay)
 		var end int64
 		for _, pc := range s.mine[i] {
-			pay = coll.AppendRequest(pay, &end, pc.off, pc.n)
+			pay = coll.AppendRequest(pay, &end, pc.Off, pc.N)
 		}
 		np := int64(len(s.mine[i]))
 		putCounts(s.sizesOut[countsWidth*i:], np, s.hi[i]-s.lo[i], int64(len(pay)-start))
 		pieces += np
 	}
-	s.payOut.b = pay
+	s.payOut.B = pay
 	return pieces
 }
 
@@ -174,16 +173,16 @@ func (r *run) memberSend(withData bool) error {
 	r.sent(len(s.sizesOut))
 	var q2 comm.Request
 	if pieces > 0 {
-		pay := s.payOut.b
+		pay := s.payOut.B
 		if withData {
 			buf := r.j.Access.Buf
 			for i := range r.aggs {
 				for _, pc := range s.mine[i] {
-					pay = append(pay, buf[pc.mem:pc.mem+pc.n]...)
+					pay = append(pay, buf[pc.Mem:pc.Mem+pc.N]...)
 				}
 			}
 		}
-		s.payOut.b = pay
+		s.payOut.B = pay
 		if q2, err = r.node.Issend(pay, to, tagPayload); err != nil {
 			done()
 			return err
@@ -246,7 +245,7 @@ func (r *run) localGather(m int, withData bool) error {
 		}
 		total += s.payLen[k]
 	}
-	buf := s.payIn.get(total)
+	buf := s.payIn.Get(total)
 	done = metrics.Timer(&r.stats.Shuffle)
 	reqs = reqs[:0]
 	var at int64
@@ -314,27 +313,27 @@ func (r *run) localGather(m int, withData bool) error {
 func (r *run) fileOwn(k int, withData bool) {
 	s := &r.sc
 	buf := r.j.Access.Buf
-	if withData && !r.sl.contig {
+	if withData && !r.contig {
 		var n int64
 		for i := range r.aggs {
 			n += s.hi[i] - s.lo[i]
 		}
-		buf = s.own.get(n)[:0]
+		buf = s.own.Get(n)[:0]
 	}
 	for i := range r.aggs {
 		for _, pc := range s.mine[i] {
-			s.lists[i][k] = append(s.lists[i][k], coll.Extent{Off: pc.off, N: pc.n})
+			s.lists[i][k] = append(s.lists[i][k], coll.Extent{Off: pc.Off, N: pc.N})
 		}
 		if !withData {
 			continue
 		}
-		if r.sl.contig {
+		if r.contig {
 			s.data[i][k] = buf[s.lo[i]:s.hi[i]]
 			continue
 		}
 		start := len(buf)
 		for _, pc := range s.mine[i] {
-			buf = append(buf, r.j.Access.Buf[pc.mem:pc.mem+pc.n]...)
+			buf = append(buf, r.j.Access.Buf[pc.Mem:pc.Mem+pc.N]...)
 		}
 		s.data[i][k] = buf[start:]
 	}
@@ -397,7 +396,7 @@ func (r *run) exchangeUp(m int, st *gState, withData bool) error {
 			if u.ext == 0 {
 				continue
 			}
-			if req, err = r.j.Comm.Issend(st.send.b[u.start:u.end], a, tagUp); err != nil {
+			if req, err = r.j.Comm.Issend(st.send.B[u.start:u.end], a, tagUp); err != nil {
 				return err
 			}
 			r.sent(u.end - u.start)
@@ -422,7 +421,7 @@ func (r *run) exchangeUp(m int, st *gState, withData bool) error {
 			r.got(countsWidth, &r.rep.Layer2Recv)
 			total += payloadLen(st.hdr[countsWidth*q:], withData)
 		}
-		buf := st.recv.get(total)
+		buf := st.recv.Get(total)
 		var at int64
 		for q, g := range st.srcs {
 			if r.locals[g] == r.rank {
@@ -451,7 +450,7 @@ func (r *run) exchangeUp(m int, st *gState, withData bool) error {
 			var b []byte
 			if r.locals[g] == r.rank {
 				u := s.up[r.gIndex]
-				b = st.send.b[u.start:u.end]
+				b = st.send.B[u.start:u.end]
 			} else {
 				n := payloadLen(st.hdr[countsWidth*q:], withData)
 				b = buf[at : at+n]

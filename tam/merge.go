@@ -102,14 +102,3 @@ func decodeList(b []byte, count int, bytes int64, out []coll.Extent) ([]coll.Ext
 	}
 	return out, nil
 }
-
-// bufPool is one reusable buffer.
-type bufPool struct{ b []byte }
-
-// get returns n bytes with unspecified contents.
-func (p *bufPool) get(n int64) []byte {
-	if int64(cap(p.b)) < n {
-		p.b = make([]byte, n)
-	}
-	return p.b[:n]
-}

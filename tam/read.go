@@ -8,7 +8,6 @@ import (
 
 	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
-	"github.com/collio/collio/layout"
 	"github.com/collio/collio/metrics"
 )
 
@@ -18,10 +17,10 @@ type readScratch struct {
 	// (in global aggregator order, then file order) sits in the bytes that
 	// come back from the global aggregators: aggregator and position.
 	where  [][]loc
-	fromG  bufPool
-	aggBuf [][]byte // per global aggregator: its extents' bytes
-	down   bufPool  // a member's bytes, packed for sending
-	recv   bufPool  // a member's bytes when they cannot land in place
+	fromG  coll.Pool
+	aggBuf [][]byte  // per global aggregator: its extents' bytes
+	down   coll.Pool // a member's bytes, packed for sending
+	recv   coll.Pool // a member's bytes when they cannot land in place
 }
 
 type loc struct {
@@ -43,12 +42,7 @@ func (r *run) read() (int64, error) {
 	if r.ioErr != nil {
 		return 0, r.ioErr
 	}
-	a := r.j.Access
-	before, err := layout.NewViewStream(a.Filetype, a.Disp).DataBefore(size)
-	if err != nil {
-		return 0, err
-	}
-	return min(max(before-a.DataStart, 0), a.Size), nil
+	return r.j.Access.BytesBefore(size)
 }
 
 // fileSize has the first global aggregator learn the file size and
@@ -123,7 +117,7 @@ func (r *run) readRound(m int, st *gState) error {
 		}
 		r.got(down.Count(), &r.rep.Layer1Recv)
 		if !inPlace {
-			r.unpack(s.rd.recv.b[:down.Count()])
+			r.unpack(s.rd.recv.B[:down.Count()])
 		}
 	}
 	return nil
@@ -134,7 +128,7 @@ func (r *run) readRound(m int, st *gState) error {
 // in that order, are one stretch of data positions; else a scratch buffer.
 func (r *run) memberRecvBuf(bytes int64) ([]byte, bool) {
 	s := &r.sc
-	if r.sl.contig {
+	if r.contig {
 		lo, next, ok := int64(-1), int64(-1), true
 		for i := range r.aggs {
 			if s.hi[i] <= s.lo[i] {
@@ -152,7 +146,7 @@ func (r *run) memberRecvBuf(bytes int64) ([]byte, bool) {
 			return r.j.Access.Buf[lo:next], true
 		}
 	}
-	return s.rd.recv.get(bytes), false
+	return s.rd.recv.Get(bytes), false
 }
 
 // unpack copies a member's packed bytes of the round to its pieces.
@@ -161,8 +155,8 @@ func (r *run) unpack(b []byte) {
 	buf := r.j.Access.Buf
 	for i := range r.aggs {
 		for _, pc := range s.mine[i] {
-			copy(buf[pc.mem:pc.mem+pc.n], b[:pc.n])
-			b = b[pc.n:]
+			copy(buf[pc.Mem:pc.Mem+pc.N], b[:pc.N])
+			b = b[pc.N:]
 		}
 	}
 }
@@ -212,7 +206,7 @@ func (r *run) exchangeDown(m int, st *gState) error {
 				total += s.up[i].bytes
 			}
 		}
-		buf := rd.fromG.get(total)
+		buf := rd.fromG.Get(total)
 		rd.aggBuf = growData(rd.aggBuf, len(r.aggs))
 		var at int64
 		for i, a := range r.aggs {
@@ -284,7 +278,7 @@ func (r *run) readWindow(st *gState) ([]byte, ioResult) {
 		_, nb, _ := getCounts(st.hdr[countsWidth*q:])
 		total += nb
 	}
-	back := st.back.get(total)
+	back := st.back.Get(total)
 	st.merged = coll.Merge(st.lists, nil, st.merged[:0])
 	if len(st.merged) == 0 {
 		return back, res
@@ -293,7 +287,7 @@ func (r *run) readWindow(st *gState) ([]byte, ioResult) {
 	for _, e := range st.merged {
 		hi = max(hi, e.End())
 	}
-	win := st.win.get(hi - lo)
+	win := st.win.Get(hi - lo)
 	start := time.Now()
 	n, err := r.j.File.ReadAt(win, lo)
 	res.io += time.Since(start)
@@ -326,7 +320,7 @@ func (r *run) localScatter(m int) error {
 		}
 		total += s.payLenBytes(k, len(r.aggs))
 	}
-	out := rd.down.get(total)[:0]
+	out := rd.down.Get(total)[:0]
 	var sends []comm.Request
 	for k, mb := range r.members {
 		if mb == r.rank {
@@ -383,7 +377,7 @@ func (r *run) scatterOwn(k int) {
 	for i := range r.aggs {
 		for _, pc := range s.mine[i] {
 			w := s.rd.where[k][j]
-			copy(buf[pc.mem:pc.mem+pc.n], s.rd.aggBuf[w.agg][w.at:w.at+pc.n])
+			copy(buf[pc.Mem:pc.Mem+pc.N], s.rd.aggBuf[w.agg][w.at:w.at+pc.N])
 			j++
 		}
 	}

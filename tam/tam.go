@@ -82,6 +82,7 @@ package tam
 import (
 	"fmt"
 
+	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/metrics"
 	"github.com/collio/collio/topo"
@@ -121,7 +122,7 @@ type Report struct {
 // The error is this rank's (a file error on a global aggregator, a
 // communication error, or an invalid Job or Config, on every rank alike).
 // The contract is twophase.Write's.
-func Write(j *twophase.Job, cfg Config) error {
+func Write(j *coll.Job, cfg Config) error {
 	if j.Atomic {
 		return twophase.Write(j)
 	}
@@ -136,7 +137,7 @@ func Write(j *twophase.Job, cfg Config) error {
 // Read runs a two-layer collective read on this rank and returns the
 // number of bytes read: fewer than the access size only where the access
 // extends past end of file. The contract is twophase.Read's.
-func Read(j *twophase.Job, cfg Config) (int64, error) {
+func Read(j *coll.Job, cfg Config) (int64, error) {
 	if j.Atomic {
 		return twophase.Read(j)
 	}
@@ -161,18 +162,18 @@ const (
 
 // run is one call on one rank.
 type run struct {
-	j     *twophase.Job
+	j     *coll.Job
 	rank  int
 	size  int
 	stats *metrics.Call
 	rep   *Report
 
 	// The global layer, as twophase plans it.
-	span   twophase.Range
+	span   coll.Range
 	aggs   []int // active global aggregators, in domain order
 	gIndex int   // this rank's index in aggs, or -1
 	rounds int
-	window func(i, m int) twophase.Range
+	window func(i, m int) coll.Range
 
 	// The local layer.
 	node      comm.Comm // this rank's node, ranks ordered as world ranks
@@ -180,24 +181,25 @@ type run struct {
 	bind      []int     // bind[rank] = its local aggregator
 	locals    []int     // local aggregators, ascending
 	localIdx  []int     // localIdx[rank] = index in locals, or -1
-	groupSpan []twophase.Range
+	groupSpan []coll.Range
 	members   []int // on a local aggregator: its group, ascending, itself included
 
-	sl    *slicer
-	sc    scratch
-	ioErr error // first file error; rounds continue so peers never hang
+	sl     *coll.Slicer
+	contig bool // the access's memory is contiguous
+	sc     scratch
+	ioErr  error // first file error; rounds continue so peers never hang
 }
 
 // newRun validates and plans; it returns nil (and no error) when no rank
 // accesses anything. Its checks use only what every rank shares, so every
 // rank gets the same verdict and none goes on alone.
-func newRun(j *twophase.Job, cfg Config) (*run, error) {
+func newRun(j *coll.Job, cfg Config) (*run, error) {
 	if j.Comm == nil {
 		return nil, fmt.Errorf("tam: no communicator")
 	}
 	n := j.Comm.Size()
-	if err := checkJob(j, n); err != nil {
-		return nil, err
+	if err := j.Check(n); err != nil {
+		return nil, fmt.Errorf("tam: %w", err)
 	}
 	if cfg.Local.Bind == nil {
 		cfg.Local = topo.LocalAggregators(cfg.Nodes, 0)
@@ -212,7 +214,7 @@ func newRun(j *twophase.Job, cfg Config) (*run, error) {
 	if r.rep == nil {
 		r.rep = &Report{}
 	}
-	span, ok := twophase.Span(j.Ranges)
+	span, ok := coll.Span(j.Ranges)
 	if !ok {
 		return nil, nil // nothing to do anywhere
 	}
@@ -232,7 +234,7 @@ func newRun(j *twophase.Job, cfg Config) (*run, error) {
 		return nil, err
 	}
 	r.node = node
-	r.sl = newSlicer(j.Access)
+	r.sl, r.contig = coll.NewSlicer(j.Access), j.Access.MemContiguous()
 	r.initScratch()
 	return r, nil
 }
@@ -241,26 +243,6 @@ func (r *run) close() {
 	if r.node != nil {
 		r.node.Free()
 	}
-}
-
-func checkJob(j *twophase.Job, n int) error {
-	if len(j.Ranges) != n {
-		return fmt.Errorf("tam: %d ranges for %d ranks", len(j.Ranges), n)
-	}
-	if len(j.Aggregators) == 0 {
-		return fmt.Errorf("tam: no aggregators")
-	}
-	if j.BufSize <= 0 {
-		return fmt.Errorf("tam: buffer size %d must be positive", j.BufSize)
-	}
-	seen := make(map[int]bool, len(j.Aggregators))
-	for _, a := range j.Aggregators {
-		if a < 0 || a >= n || seen[a] {
-			return fmt.Errorf("tam: aggregator list %v has rank %d out of range or twice", j.Aggregators, a)
-		}
-		seen[a] = true
-	}
-	return nil
 }
 
 func checkConfig(cfg Config, n int) error {
@@ -294,7 +276,7 @@ func (r *run) plan() {
 		active := twophase.ActiveAggregators(len(j.Aggregators), j.StripeCount, j.CoRatio)
 		r.aggs = j.Aggregators[:active]
 		r.rounds = twophase.StripeRounds(span, j.Stripe, active)
-		r.window = func(i, m int) twophase.Range {
+		r.window = func(i, m int) coll.Range {
 			w, _ := twophase.StripeWindow(span, j.Stripe, active, i, m)
 			return w
 		}
@@ -303,7 +285,7 @@ func (r *run) plan() {
 	r.aggs = j.Aggregators
 	domains := twophase.FileDomains(span, len(r.aggs), j.MinDomain, j.Stripe)
 	r.rounds = twophase.Rounds(domains, j.BufSize)
-	r.window = func(i, m int) twophase.Range { return twophase.Window(domains[i], m, j.BufSize) }
+	r.window = func(i, m int) coll.Range { return twophase.Window(domains[i], m, j.BufSize) }
 }
 
 // local derives the local layer from the configuration.
@@ -326,7 +308,7 @@ func (r *run) local(cfg Config) {
 			r.locals = append(r.locals, rk)
 		}
 	}
-	r.groupSpan = make([]twophase.Range, len(r.locals))
+	r.groupSpan = make([]coll.Range, len(r.locals))
 	have := make([]bool, len(r.locals))
 	for rk, a := range r.bind {
 		g, x := r.localIdx[a], r.j.Ranges[rk]
@@ -353,7 +335,7 @@ func (r *run) isLocal() bool  { return r.bind[r.rank] == r.rank }
 func (r *run) isGlobal() bool { return r.gIndex >= 0 }
 
 // meets reports whether a and b share a byte.
-func meets(a, b twophase.Range) bool {
+func meets(a, b coll.Range) bool {
 	return !a.Empty() && !b.Empty() && a.Start < b.End && b.Start < a.End
 }
 

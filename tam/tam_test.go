@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/collio/collio/driver"
+	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/reftest"
 	"github.com/collio/collio/layout"
@@ -26,7 +27,7 @@ func must[T any](v T, err error) T {
 }
 
 type rankCase struct {
-	access twophase.Access
+	access coll.Access
 	data   []byte // the buffer's original contents
 }
 
@@ -54,11 +55,11 @@ func fill(n int64, seed int) []byte {
 	return b
 }
 
-func ranges(cases []rankCase) []twophase.Range {
-	out := make([]twophase.Range, len(cases))
+func ranges(cases []rankCase) []coll.Range {
+	out := make([]coll.Range, len(cases))
 	for k, rc := range cases {
 		if offs := fileOffsets(rc.access); len(offs) > 0 {
-			out[k] = twophase.Range{Start: offs[0], End: offs[len(offs)-1] + 1}
+			out[k] = coll.Range{Start: offs[0], End: offs[len(offs)-1] + 1}
 		}
 	}
 	return out
@@ -115,7 +116,7 @@ func runTAM(s setup) ([]byte, []metrics.Call, []Report, error) {
 	return f.bytes(), stats, reps, err
 }
 
-func checkBack(back twophase.Access, want []byte) error {
+func checkBack(back coll.Access, want []byte) error {
 	for _, m := range memOffsets(back) {
 		if back.Buf[m] != want[m] {
 			return fmt.Errorf("read back differs at buffer offset %d: %d, want %d", m, back.Buf[m], want[m])
@@ -137,8 +138,8 @@ func runTwoPhase(s setup) ([]byte, error) {
 	return f.bytes(), err
 }
 
-func (s setup) job(c comm.Comm, f driver.File, rg []twophase.Range, a twophase.Access, st *metrics.Call) *twophase.Job {
-	return &twophase.Job{Comm: c, File: f, Aggregators: s.aggs, Ranges: rg, Access: a,
+func (s setup) job(c comm.Comm, f driver.File, rg []coll.Range, a coll.Access, st *metrics.Call) *coll.Job {
+	return &coll.Job{Comm: c, File: f, Aggregators: s.aggs, Ranges: rg, Access: a,
 		BufSize: s.buf, Stripe: s.stripe, StripeCount: s.stripeCount, CoRatio: s.coRatio,
 		RMW: s.rmw, Overlap: s.overlap, Stats: st}
 }
@@ -185,7 +186,7 @@ func subarrayCases(np int) []rankCase {
 		lo, hi := r*g[0]/np, (r+1)*g[0]/np
 		sub := must(layout.Subarray(g, []int{hi - lo, g[1], g[2] - 1}, []int{lo, 0, 1}, layout.OrderC, layout.Int32))
 		size := sub.Size()
-		cases[r] = rankCase{twophase.Access{Count: size, Filetype: sub, Size: size}, fill(size, r)}
+		cases[r] = rankCase{coll.Access{Count: size, Filetype: sub, Size: size}, fill(size, r)}
 	}
 	return cases
 }
@@ -250,7 +251,7 @@ func randomSetup(rt *rapid.T, maxNP int) setup {
 		ft := must(layout.Resized(layout.Bytes(blk), 0, int64(np)*(blk+gap)))
 		nblocks := int64(rapid.IntRange(0, 6).Draw(rt, "nblocks")) // 0: empty contribution
 		size := nblocks * blk
-		a := twophase.Access{Count: size, Filetype: ft, Disp: int64(r) * (blk + gap), Size: size}
+		a := coll.Access{Count: size, Filetype: ft, Disp: int64(r) * (blk + gap), Size: size}
 		if rapid.Bool().Draw(rt, "noncontig_mem") && size > 0 {
 			a.MemType = must(layout.Vector(int(size/4), 1, 2, layout.Int32))
 			a.Count = 1
@@ -298,7 +299,7 @@ func TestOverlappingWrites(t *testing.T) {
 		cases := make([]rankCase, np)
 		for r := range cases {
 			ft := layout.Bytes(blk)
-			cases[r] = rankCase{twophase.Access{Count: blk, Filetype: ft, Disp: int64(r) * blk / 2, Size: blk}, fill(blk, r)}
+			cases[r] = rankCase{coll.Access{Count: blk, Filetype: ft, Disp: int64(r) * blk / 2, Size: blk}, fill(blk, r)}
 		}
 		naggs := rapid.IntRange(1, np).Draw(rt, "naggs")
 		s := setup{cases: cases, aggs: spreadAggs(np, naggs), buf: rapid.Int64Range(1, 64).Draw(rt, "cb"),
@@ -345,7 +346,7 @@ func TestManyRanks(t *testing.T) {
 				if r%7 == 3 {
 					size = 0
 				}
-				cases[r] = rankCase{twophase.Access{Count: size, Filetype: ft, Disp: int64(r) * blk, Size: size}, fill(size, r)}
+				cases[r] = rankCase{coll.Access{Count: size, Filetype: ft, Disp: int64(r) * blk, Size: size}, fill(size, r)}
 			}
 			s := setup{cases: cases, aggs: topoAggs(c.np, c.nodes, c.naggs), buf: int64(c.np) * blk * 5 / int64(c.naggs) / 2,
 				nodeSize: c.np / c.nodes, perNode: c.perNode, rmw: true}
@@ -455,7 +456,7 @@ func TestEmptyAndAtomic(t *testing.T) {
 	np := 3
 	empty := make([]rankCase, np)
 	for r := range empty {
-		empty[r] = rankCase{twophase.Access{Filetype: layout.Byte}, nil}
+		empty[r] = rankCase{coll.Access{Filetype: layout.Byte}, nil}
 	}
 	got, stats, _, err := runTAM(setup{cases: empty, aggs: []int{0}, buf: 16, nodeSize: 1})
 	require.NoError(t, err)
@@ -511,9 +512,9 @@ func TestTrafficStaysOnNode(t *testing.T) {
 }
 
 // The reference: where each data byte goes, from the layouts alone.
-func fileOffsets(a twophase.Access) []int64 { return reftest.FileOffsets(ref(a)) }
-func memOffsets(a twophase.Access) []int64  { return reftest.MemOffsets(ref(a)) }
+func fileOffsets(a coll.Access) []int64 { return reftest.FileOffsets(ref(a)) }
+func memOffsets(a coll.Access) []int64  { return reftest.MemOffsets(ref(a)) }
 
-func ref(a twophase.Access) reftest.Access {
+func ref(a coll.Access) reftest.Access {
 	return reftest.Access{Disp: a.Disp, Filetype: a.Filetype, DataStart: a.DataStart, Size: a.Size, MemType: a.MemType, Count: a.Count}
 }

@@ -62,7 +62,7 @@ func (r *run) writeRound(m int, st *gState) error {
 func (r *run) localMerge(st *gState, withData bool) {
 	defer metrics.Timer(&r.stats.Plan)()
 	s := &r.sc
-	out := st.send.b[:0]
+	out := st.send.B[:0]
 	for i := range r.aggs {
 		s.merged = coll.Merge(s.lists[i], nil, s.merged[:0])
 		s.runs = findRuns(s.merged, s.runs[:0])
@@ -82,7 +82,7 @@ func (r *run) localMerge(st *gState, withData bool) {
 			r.rep.Extents += u.ext
 		}
 	}
-	st.send.b = out
+	st.send.B = out
 }
 
 // writeWindow writes what a global aggregator received in one round, as
@@ -121,7 +121,7 @@ func (r *run) writeWindow(st *gState) (res ioResult) {
 	}
 	first, last := st.runs[0], st.runs[len(st.runs)-1]
 	lo, hi := first.off, last.off+last.n
-	win := st.win.get(hi - lo)
+	win := st.win.Get(hi - lo)
 	if holes {
 		start := time.Now()
 		n, err := f.ReadAt(win, lo)

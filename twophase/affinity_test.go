@@ -11,6 +11,7 @@ import (
 
 	"github.com/collio/collio/driver"
 	"github.com/collio/collio/driver/ufs"
+	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/layout"
 	"github.com/collio/collio/metrics"
@@ -20,14 +21,14 @@ import (
 
 func TestAffinityBlockSize(t *testing.T) {
 	const K = 1 << 10
-	require.Equal(t, int64(64*K), AffinityBlockSize(Range{0, 512 * K * K}, 4, 16*K*K, 0))       // 8192 blocks
-	require.Equal(t, int64(128*K), AffinityBlockSize(Range{0, 1024 * K * K}, 4, 16*K*K, 0))     // doubled to stay at 8192
-	require.Equal(t, int64(96*K), AffinityBlockSize(Range{0, 64 * K * K}, 4, 16*K*K, 96*K))     // a stripe
-	require.Equal(t, int64(768*K), AffinityBlockSize(Range{0, 4 * K * K * K}, 4, 16*K*K, 96*K)) // doubled stripes
-	require.Zero(t, AffinityBlockSize(Range{0, 512 * K * K}, 1, 16*K*K, 0), "one aggregator")
-	require.Zero(t, AffinityBlockSize(Range{0, 512 * K * K}, 4, 32*K, 0), "block above cb_buffer_size")
-	require.Zero(t, AffinityBlockSize(Range{0, 511 * K}, 4, 16*K*K, 0), "under two blocks per aggregator")
-	require.Zero(t, AffinityBlockSize(Range{5, 5}, 4, 16*K*K, 0))
+	require.Equal(t, int64(64*K), AffinityBlockSize(coll.Range{Start: 0, End: 512 * K * K}, 4, 16*K*K, 0))       // 8192 blocks
+	require.Equal(t, int64(128*K), AffinityBlockSize(coll.Range{Start: 0, End: 1024 * K * K}, 4, 16*K*K, 0))     // doubled to stay at 8192
+	require.Equal(t, int64(96*K), AffinityBlockSize(coll.Range{Start: 0, End: 64 * K * K}, 4, 16*K*K, 96*K))     // a stripe
+	require.Equal(t, int64(768*K), AffinityBlockSize(coll.Range{Start: 0, End: 4 * K * K * K}, 4, 16*K*K, 96*K)) // doubled stripes
+	require.Zero(t, AffinityBlockSize(coll.Range{Start: 0, End: 512 * K * K}, 1, 16*K*K, 0), "one aggregator")
+	require.Zero(t, AffinityBlockSize(coll.Range{Start: 0, End: 512 * K * K}, 4, 32*K, 0), "block above cb_buffer_size")
+	require.Zero(t, AffinityBlockSize(coll.Range{Start: 0, End: 511 * K}, 4, 16*K*K, 0), "under two blocks per aggregator")
+	require.Zero(t, AffinityBlockSize(coll.Range{Start: 5, End: 5}, 4, 16*K*K, 0))
 }
 
 func TestOwnerKey(t *testing.T) {
@@ -47,7 +48,7 @@ func TestAffinityDomainsProperties(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		block := rapid.Int64Range(1, 50).Draw(rt, "block")
 		start := rapid.Int64Range(0, 200).Draw(rt, "start")
-		span := Range{start, start + rapid.Int64Range(1, 2000).Draw(rt, "len")}
+		span := coll.Range{Start: start, End: start + rapid.Int64Range(1, 2000).Draw(rt, "len")}
 		nb := Blocks(span, block)
 		at := span.Start
 		for i := range nb {
@@ -112,7 +113,7 @@ func TestAffinityDomainsProperties(t *testing.T) {
 			}
 			// Windows of perRound blocks give back the domain.
 			perRound := rapid.IntRange(1, 4).Draw(rt, "per_round")
-			var got, want []Range
+			var got, want []coll.Range
 			for m := range AffinityRounds(doms, perRound) {
 				got = AffinityWindow(got, span, block, d, m, perRound)
 			}
@@ -134,7 +135,7 @@ func TestAffinityDomainsProperties(t *testing.T) {
 	})
 }
 
-func total(rs []Range) (n int64) {
+func total(rs []coll.Range) (n int64) {
 	for _, r := range rs {
 		n += r.Len()
 	}
@@ -149,7 +150,7 @@ func collperf2x2() []rankCase {
 	for r := range cases {
 		sub := must(layout.Subarray(g, []int{8, 8, 16}, []int{8 * (r / 2), 8 * (r % 2), 0}, layout.OrderC, layout.Int32))
 		size := sub.Size()
-		cases[r] = rankCase{Access{Buf: fill(size, r), Count: size, Filetype: sub, Size: size}, fill(size, r)}
+		cases[r] = rankCase{coll.Access{Buf: fill(size, r), Count: size, Filetype: sub, Size: size}, fill(size, r)}
 	}
 	return cases
 }
@@ -163,7 +164,7 @@ func TestAffinityKeepsOwnedRuns(t *testing.T) {
 	sent := map[int64]int64{}
 	for _, block := range []int64{0, 512} {
 		path := filepath.Join(t.TempDir(), "f")
-		stats, err := runCollective(t, path, cases, aggs, 4096, true, 0, func(j *Job) { j.AffinityBlock = block })
+		stats, err := runCollective(t, path, cases, aggs, 4096, true, 0, func(j *coll.Job) { j.AffinityBlock = block })
 		require.NoError(t, err)
 		got, _ := os.ReadFile(path)
 		require.Equal(t, expectedFile(cases), got)
@@ -198,10 +199,10 @@ func TestAffinityStrayBytes(t *testing.T) {
 			ft = must(layout.Indexed([]int{blk, 8}, []int{2 * blk, 3 * blk}, layout.Byte))
 			size = blk + 8
 		}
-		cases[r] = rankCase{Access{Buf: fill(size, r), Count: size, Filetype: ft, Size: size}, fill(size, r)}
+		cases[r] = rankCase{coll.Access{Buf: fill(size, r), Count: size, Filetype: ft, Size: size}, fill(size, r)}
 	}
 	path := filepath.Join(t.TempDir(), "f")
-	stats, err := runCollective(t, path, cases, []int{0, 1, 2}, 1024, true, 0, func(j *Job) { j.AffinityBlock = blk })
+	stats, err := runCollective(t, path, cases, []int{0, 1, 2}, 1024, true, 0, func(j *coll.Job) { j.AffinityBlock = blk })
 	require.NoError(t, err)
 	got, _ := os.ReadFile(path)
 	require.Equal(t, expectedFile(cases), got)
@@ -210,7 +211,7 @@ func TestAffinityStrayBytes(t *testing.T) {
 
 	// A caller that undercounts the bytes by the stray 8 would make the
 	// call skip the exchange: rank 2 reports it instead of dropping them.
-	_, err = runCollective(t, path, cases, []int{0, 1, 2}, 1024, true, 0, func(j *Job) { j.AffinityBlock, j.TotalBytes = blk, 1016 })
+	_, err = runCollective(t, path, cases, []int{0, 1, 2}, 1024, true, 0, func(j *coll.Job) { j.AffinityBlock, j.TotalBytes = blk, 1016 })
 	require.ErrorContains(t, err, "rank 2 has 8 bytes in block 3 of another aggregator")
 }
 
@@ -222,10 +223,10 @@ func TestAffinityDeclined(t *testing.T) {
 	for r := range cases {
 		ft := must(layout.Resized(layout.Bytes(rec), 0, np*rec))
 		size := int64(64 * rec)
-		cases[r] = rankCase{Access{Buf: fill(size, r), Count: size, Filetype: ft, Disp: int64(r * rec), Size: size}, fill(size, r)}
+		cases[r] = rankCase{coll.Access{Buf: fill(size, r), Count: size, Filetype: ft, Disp: int64(r * rec), Size: size}, fill(size, r)}
 	}
 	path := filepath.Join(t.TempDir(), "f")
-	stats, err := runCollective(t, path, cases, seq(np), 1024, true, 0, func(j *Job) { j.AffinityBlock = 128 })
+	stats, err := runCollective(t, path, cases, seq(np), 1024, true, 0, func(j *coll.Job) { j.AffinityBlock = 128 })
 	require.NoError(t, err)
 	got, _ := os.ReadFile(path)
 	require.Equal(t, expectedFile(cases), got)
@@ -246,11 +247,11 @@ func TestWriteRecordsIO(t *testing.T) {
 			}
 			defer f.Close()
 			// Rank r writes bytes [r*256, (r+1)*256).
-			ranges := []Range{{0, 256}, {256, 512}, {512, 768}}
+			ranges := []coll.Range{{Start: 0, End: 256}, {Start: 256, End: 512}, {Start: 512, End: 768}}
 			r := c.Rank()
 			ft := must(layout.Indexed([]int{256}, []int{256 * r}, layout.Byte))
-			return Write(&Job{Comm: c, File: f, Aggregators: []int{0, 1, 2}, Ranges: ranges, BufSize: 1024, AffinityBlock: block, TotalBytes: 768,
-				Access: Access{Buf: fill(256, r), Count: 256, Filetype: ft, Size: 256}, Stats: &stats[r]})
+			return Write(&coll.Job{Comm: c, File: f, Aggregators: []int{0, 1, 2}, Ranges: ranges, BufSize: 1024, AffinityBlock: block, TotalBytes: 768,
+				Access: coll.Access{Buf: fill(256, r), Count: 256, Filetype: ft, Size: 256}, Stats: &stats[r]})
 		})
 		require.NoError(t, err)
 		for r, s := range stats {
@@ -270,17 +271,17 @@ func TestBlockBytesBothWays(t *testing.T) {
 		ft := must(layout.Resized(layout.Bytes(blk), 0, int64(np)*(blk+gap)))
 		nblocks := rapid.Int64Range(1, 30).Draw(rt, "nblocks")
 		skip := rapid.Int64Range(0, blk*nblocks-1).Draw(rt, "skip")
-		a := Access{Count: nblocks*blk - skip, Filetype: ft, Disp: int64(r) * (blk + gap), DataStart: skip, Size: nblocks*blk - skip}
-		j := &Job{Access: a, Ranges: make([]Range, np)}
+		a := coll.Access{Count: nblocks*blk - skip, Filetype: ft, Disp: int64(r) * (blk + gap), DataStart: skip, Size: nblocks*blk - skip}
+		j := &coll.Job{Access: a, Ranges: make([]coll.Range, np)}
 		offs := fileOffsets(a)
-		j.Ranges[r] = Range{offs[0], offs[len(offs)-1] + 1}
-		span := Range{rapid.Int64Range(0, j.Ranges[r].Start).Draw(rt, "span_start"), j.Ranges[r].End + rapid.Int64Range(0, 50).Draw(rt, "span_more")}
+		j.Ranges[r] = coll.Range{Start: offs[0], End: offs[len(offs)-1] + 1}
+		span := coll.Range{Start: rapid.Int64Range(0, j.Ranges[r].Start).Draw(rt, "span_start"), End: j.Ranges[r].End + rapid.Int64Range(0, 50).Draw(rt, "span_more")}
 		block := rapid.Int64Range(1, 64).Draw(rt, "block")
 		count := func(budget int) []int64 {
 			defer func(f func(int) int) { pieceBudget = f }(pieceBudget)
 			pieceBudget = func(int) int { return budget }
 			keys := make([]int64, Blocks(span, block))
-			if err := newSlicer(j).blockBytes(span, block, keys, r); err != nil {
+			if err := blockBytes(coll.NewSlicer(j.Access), j, span, block, keys, r); err != nil {
 				rt.Fatal(err)
 			}
 			return keys
@@ -314,9 +315,9 @@ func TestAffinityReadPastEOF(t *testing.T) {
 		}
 		var st metrics.Call
 		// Rank r reads bytes [80r, 80r+80) of a 100-byte file.
-		n, err := Read(&Job{Comm: c, File: f, Aggregators: []int{0, 1}, Ranges: []Range{{0, 80}, {80, 160}}, BufSize: 64,
+		n, err := Read(&coll.Job{Comm: c, File: f, Aggregators: []int{0, 1}, Ranges: []coll.Range{{Start: 0, End: 80}, {Start: 80, End: 160}}, BufSize: 64,
 			AffinityBlock: 16, TotalBytes: 160, Stats: &st,
-			Access: Access{Buf: buf, Count: 80, Filetype: layout.Byte, Disp: int64(80 * r), Size: 80}})
+			Access: coll.Access{Buf: buf, Count: 80, Filetype: layout.Byte, Disp: int64(80 * r), Size: 80}})
 		if err != nil {
 			return err
 		}
@@ -368,7 +369,7 @@ func TestAffinityByNode(t *testing.T) {
 	for _, block := range []int64{0, 512} {
 		var n atomic.Int64
 		path := filepath.Join(t.TempDir(), "f")
-		stats, err := runCollective(t, path, cases, []int{0, 1}, 4096, true, 0, func(j *Job) {
+		stats, err := runCollective(t, path, cases, []int{0, 1}, 4096, true, 0, func(j *coll.Job) {
 			j.AffinityBlock, j.NodeOf = block, nodeOf
 			j.Comm = nodeSpy{j.Comm, nodeOf, &n}
 		})
@@ -403,9 +404,9 @@ func TestAffinityCountErrorReachesAll(t *testing.T) {
 		if r == 1 {
 			ft = must(layout.Indexed([]int{2048, 2048}, []int{6144, 4096}, layout.Byte)) // backwards
 		}
-		errs[r] = Write(&Job{Comm: c, File: f, Aggregators: []int{0, 1}, Ranges: []Range{{0, 4096}, {4096, 8192}},
+		errs[r] = Write(&coll.Job{Comm: c, File: f, Aggregators: []int{0, 1}, Ranges: []coll.Range{{Start: 0, End: 4096}, {Start: 4096, End: 8192}},
 			BufSize: 8192, AffinityBlock: 1024, TotalBytes: 8192,
-			Access: Access{Buf: make([]byte, 4096), Count: 4096, Filetype: ft, Size: 4096}})
+			Access: coll.Access{Buf: make([]byte, 4096), Count: 4096, Filetype: ft, Size: 4096}})
 		return nil
 	})
 	require.NoError(t, err, "no rank hangs")

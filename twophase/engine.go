@@ -15,24 +15,24 @@ import (
 
 // engine runs the rounds of one collective call on one rank.
 type engine struct {
-	j        *Job
+	j        *coll.Job
 	rank     int
 	size     int
 	aggs     []int // the aggregators taking part, in domain order
-	domains  []Range
+	domains  []coll.Range
 	domainOf []int // domainOf[rank] = the domain that rank aggregates, or -1
 	rounds   int
 	// window appends to buf the file ranges aggregator i handles in round
 	// m: one range, or several with affinity domains.
-	window func(i, m int, buf []Range) []Range
-	wbuf   []Range
+	window func(i, m int, buf []coll.Range) []coll.Range
+	wbuf   []coll.Range
 	// local: with affinity domains, every rank's data lies in its own
 	// domain, so the rounds skip the exchange (planAffinity).
 	local bool
 	// own: the domains are each rank's own blocks (own.go); windows are
 	// never read-modify-written, so a rank writes only its own bytes.
 	own   bool
-	sl    *slicer
+	sl    *coll.Slicer
 	stats *metrics.Call
 
 	// Two round states: with overlap, the file I/O of one round runs in a
@@ -43,7 +43,7 @@ type engine struct {
 	countsSend, countsRecv []byte
 	scounts, sdispls       []int
 	rcounts, rdispls       []int
-	metaSend, metaRecv     *bufPool
+	metaSend, metaRecv     *coll.Pool
 
 	ioErr error // first file error on this rank; rounds continue so peers never hang
 	// held: own-mode runs whose data stays in the caller's buffer, kept
@@ -57,13 +57,13 @@ type roundState struct {
 	// This rank's pieces in the round, per domain, the data range [lo,
 	// hi) (relative to the access) they lie in and their bytes n (less
 	// than hi-lo when a window of several ranges leaves gaps in it).
-	mine      [][]piece
+	mine      [][]coll.Piece
 	lo, hi, n []int64
 	// inPlace: the user's buffer is contiguous and no domain's data has
 	// gaps, so each aggregator's part is one slice of it.
 	inPlace bool
 	// win is this rank's own window in the round, when it aggregates.
-	win []Range
+	win []coll.Range
 	// On aggregators: each source rank's (offset, length) list and bytes.
 	src      [][]coll.Extent
 	srcBytes []int64
@@ -74,7 +74,7 @@ type roundState struct {
 	// Buffers reused from round to round, and from call to call when the
 	// caller keeps a Buffers (a fresh zeroed allocation per round costs as
 	// much as the copy it holds).
-	send, recv, window *bufPool
+	send, recv, window *coll.Pool
 	// An aggregator's own data for the round is not passed through the
 	// exchange: self is its part of the send buffer (or of the user's
 	// contiguous buffer) and selfAt where it would sit in recv.
@@ -84,64 +84,39 @@ type roundState struct {
 	pending chan ioResult // file I/O in flight for this state, or nil
 }
 
-// Buffers are the exchange buffers of a file, kept between collective
-// calls so that aggregators reuse them instead of leaving garbage behind.
-// The zero value is ready; a Buffers must not be used by two calls at once.
-type Buffers struct {
-	st                 [2]struct{ send, recv, window bufPool }
-	metaSend, metaRecv bufPool
-}
-
 // ioResult is the outcome of one round's file I/O.
 type ioResult struct {
 	err     error
 	io, rmw time.Duration
 }
 
-// bufPool is one reusable buffer.
-type bufPool struct{ b []byte }
-
-// get returns a buffer of n bytes with unspecified contents.
-func (p *bufPool) get(n int64) []byte {
-	if int64(cap(p.b)) < n {
-		p.b = make([]byte, n)
-	}
-	return p.b[:n]
-}
-
-// appendTo returns an empty buffer to append to, reusing the storage.
-func (p *bufPool) appendTo() []byte { return p.b[:0] }
-
-// keep remembers a buffer grown by append.
-func (p *bufPool) keep(b []byte) { p.b = b }
-
-func newEngine(j *Job) (*engine, error) {
+func newEngine(j *coll.Job) (*engine, error) {
 	n := j.Comm.Size()
-	if err := j.check(n); err != nil {
-		return nil, err
+	if err := j.Check(n); err != nil {
+		return nil, fmt.Errorf("twophase: %w", err)
 	}
 	e := &engine{j: j, rank: j.Comm.Rank(), size: n, stats: j.Stats, held: driver.Held{Limit: heldBufs}}
 	if e.stats == nil {
 		e.stats = &metrics.Call{}
 	}
-	span, ok := Span(j.Ranges)
+	span, ok := coll.Span(j.Ranges)
 	if !ok {
 		return e, nil // nothing to do anywhere
 	}
-	e.sl = newSlicer(j)
+	e.sl = coll.NewSlicer(j.Access)
 	if err := e.plan(span); err != nil {
 		return nil, err
 	}
 	e.domainOf = aggIndex(e.aggs, n)
 	bufs := j.Buffers
 	if bufs == nil {
-		bufs = new(Buffers)
+		bufs = new(coll.Buffers)
 	}
-	e.metaSend, e.metaRecv = &bufs.metaSend, &bufs.metaRecv
+	e.metaSend, e.metaRecv = &bufs.MetaSend, &bufs.MetaRecv
 	for k := range e.st {
 		st := &e.st[k]
-		st.send, st.recv, st.window = &bufs.st[k].send, &bufs.st[k].recv, &bufs.st[k].window
-		st.mine = make([][]piece, len(e.domains))
+		st.send, st.recv, st.window = &bufs.Round[k].Send, &bufs.Round[k].Recv, &bufs.Round[k].Window
+		st.mine = make([][]coll.Piece, len(e.domains))
 		st.lo = make([]int64, len(e.domains))
 		st.hi = make([]int64, len(e.domains))
 		st.n = make([]int64, len(e.domains))
@@ -159,28 +134,6 @@ func newEngine(j *Job) (*engine, error) {
 	return e, nil
 }
 
-// check validates what every rank must agree on; the same inputs give the
-// same verdict everywhere, so no rank proceeds alone.
-func (j *Job) check(n int) error {
-	if len(j.Ranges) != n {
-		return fmt.Errorf("twophase: %d ranges for %d ranks", len(j.Ranges), n)
-	}
-	if len(j.Aggregators) == 0 {
-		return fmt.Errorf("twophase: no aggregators")
-	}
-	if j.BufSize <= 0 {
-		return fmt.Errorf("twophase: buffer size %d must be positive", j.BufSize)
-	}
-	seen := make(map[int]bool, len(j.Aggregators))
-	for _, a := range j.Aggregators {
-		if a < 0 || a >= n || seen[a] {
-			return fmt.Errorf("twophase: aggregator list %v has rank %d out of range or twice", j.Aggregators, a)
-		}
-		seen[a] = true
-	}
-	return nil
-}
-
 func (e *engine) aggregator() bool { return e.domainOf != nil && e.domainOf[e.rank] >= 0 }
 
 // plan chooses the file domains and the windows of each round.
@@ -194,17 +147,17 @@ func (e *engine) aggregator() bool { return e.domainOf != nil && e.domainOf[e.ra
 // Otherwise (ROMIO's generic rule): the span is split into equal domains,
 // their inner edges moved to stripe boundaries when Stripe > 0, handled
 // BufSize bytes per round.
-func (e *engine) plan(span Range) error {
+func (e *engine) plan(span coll.Range) error {
 	j := e.j
 	if j.StripeCount > 0 && j.Stripe > 0 {
 		active := ActiveAggregators(len(j.Aggregators), j.StripeCount, j.CoRatio)
 		e.aggs = j.Aggregators[:active]
-		e.domains = make([]Range, active)
+		e.domains = make([]coll.Range, active)
 		for i := range e.domains {
 			e.domains[i] = span // each aggregator's stripes are spread over all of it
 		}
 		e.rounds = StripeRounds(span, j.Stripe, active)
-		e.window = func(i, m int, buf []Range) []Range {
+		e.window = func(i, m int, buf []coll.Range) []coll.Range {
 			if w, ok := StripeWindow(span, j.Stripe, active, i, m); ok {
 				buf = append(buf, w)
 			}
@@ -226,7 +179,7 @@ func (e *engine) plan(span Range) error {
 	}
 	e.domains = FileDomains(span, len(e.aggs), j.MinDomain, j.Stripe)
 	e.rounds = Rounds(e.domains, j.BufSize)
-	e.window = func(i, m int, buf []Range) []Range {
+	e.window = func(i, m int, buf []coll.Range) []coll.Range {
 		if w := Window(e.domains[i], m, j.BufSize); !w.Empty() {
 			buf = append(buf, w)
 		}
@@ -245,12 +198,12 @@ func (e *engine) plan(span Range) error {
 // the call's bytes would still cross ranks: scattered blocks mean more and
 // smaller writes, worth it only where most data stays home (ROMIO's
 // domains move (n-1)/n of the data of n aggregators on most layouts).
-func (e *engine) planAffinity(span Range, block int64) (bool, error) {
+func (e *engine) planAffinity(span coll.Range, block int64) (bool, error) {
 	j := e.j
 	done := metrics.Timer(&e.stats.Plan)
 	nb := Blocks(span, block)
 	mine := make([]int64, nb+1) // and a last element: 1 if counting failed here
-	countErr := e.sl.blockBytes(span, block, mine[:nb], e.rank)
+	countErr := blockBytes(e.sl, j, span, block, mine[:nb], e.rank)
 	if countErr != nil {
 		mine[nb] = 1
 	}
@@ -297,9 +250,9 @@ func (e *engine) planAffinity(span Range, block int64) (bool, error) {
 		return false, nil
 	}
 	perRound := int(j.BufSize / block)
-	e.domains = make([]Range, len(e.aggs))
+	e.domains = make([]coll.Range, len(e.aggs))
 	e.rounds = AffinityRounds(doms, perRound)
-	e.window = func(i, m int, buf []Range) []Range {
+	e.window = func(i, m int, buf []coll.Range) []coll.Range {
 		return AffinityWindow(buf, span, block, doms[i], m, perRound)
 	}
 	size := sizeText(block)
@@ -323,7 +276,7 @@ func (e *engine) planAffinity(span Range, block int64) (bool, error) {
 // verdict comes from what every rank gathered, so all ranks reach it
 // alike; the rounds then exchange nothing, and each rank runs as many as
 // its own data needs.
-func (e *engine) planOwn(span Range) bool {
+func (e *engine) planOwn(span coll.Range) bool {
 	j := e.j
 	grid := j.OwnGrid
 	if grid <= 0 || grid > j.BufSize || len(j.Own) != e.size || !OwnBlocksTile(span, grid, j.Own) {
@@ -350,12 +303,12 @@ func (e *engine) planOwn(span Range) bool {
 		doms[mine] = blocks
 	}
 	perRound := int(j.BufSize / grid)
-	e.domains = make([]Range, len(e.aggs))
+	e.domains = make([]coll.Range, len(e.aggs))
 	e.rounds = 0
 	if mine >= 0 {
 		e.rounds = AffinityRounds(doms[mine:mine+1], perRound)
 	}
-	e.window = func(i, m int, buf []Range) []Range {
+	e.window = func(i, m int, buf []coll.Range) []coll.Range {
 		return AffinityWindow(buf, span, grid, doms[i], m, perRound)
 	}
 	e.local, e.own = true, true
@@ -421,7 +374,7 @@ func (e *engine) checkLocal(mine []int64, doms [][]int32, myDomain int) {
 	}
 	for b, k := range mine {
 		if k > 0 && !own[b] {
-			e.ioErr = fmt.Errorf("twophase: rank %d has %d bytes in block %d of another aggregator, yet the call's %d bytes were counted at their writers (Job.TotalBytes too small?)",
+			e.ioErr = fmt.Errorf("twophase: rank %d has %d bytes in block %d of another aggregator, yet the call's %d bytes were counted at their writers (coll.Job.TotalBytes too small?)",
 				e.rank, k>>20, b, e.j.TotalBytes)
 			return
 		}
@@ -433,7 +386,7 @@ func (e *engine) checkLocal(mine []int64, doms [][]int32, myDomain int) {
 // Alltoall of (pieces, bytes) per peer, then an Alltoallv of the lists.
 func (e *engine) requests(m int, st *roundState) error {
 	done := metrics.Timer(&e.stats.Plan)
-	st.inPlace = e.j.memContiguous()
+	st.inPlace = e.j.Access.MemContiguous()
 	st.win = st.win[:0]
 	for i := range e.domains {
 		if e.local && e.aggs[i] != e.rank {
@@ -446,7 +399,7 @@ func (e *engine) requests(m int, st *roundState) error {
 			st.win = append(st.win, e.wbuf...)
 		}
 		var err error
-		st.mine[i], st.lo[i], st.hi[i], st.n[i], err = e.sl.in(e.wbuf, st.mine[i][:0])
+		st.mine[i], st.lo[i], st.hi[i], st.n[i], err = e.sl.In(e.wbuf, st.mine[i][:0])
 		if err != nil {
 			done()
 			return err
@@ -467,14 +420,14 @@ func (e *engine) requests(m int, st *roundState) error {
 	for i := range st.mine {
 		pieces += len(st.mine[i])
 	}
-	send := slices.Grow(e.metaSend.appendTo(), 4*pieces) // most pieces take 2-4 bytes
+	send := slices.Grow(e.metaSend.AppendTo(), 4*pieces) // most pieces take 2-4 bytes
 	clear(e.countsSend)
 	for p := 0; p < e.size; p++ {
 		e.sdispls[p] = len(send)
 		if i := e.domainOf[p]; i >= 0 {
 			var end int64
 			for _, pc := range st.mine[i] {
-				send = coll.AppendRequest(send, &end, pc.file, pc.n)
+				send = coll.AppendRequest(send, &end, pc.Off, pc.N)
 			}
 			binary.LittleEndian.PutUint64(e.countsSend[countsWidth*p:], uint64(len(st.mine[i])))
 			binary.LittleEndian.PutUint64(e.countsSend[countsWidth*p+8:], uint64(st.n[i]))
@@ -482,7 +435,7 @@ func (e *engine) requests(m int, st *roundState) error {
 		e.scounts[p] = len(send) - e.sdispls[p]
 		binary.LittleEndian.PutUint64(e.countsSend[countsWidth*p+16:], uint64(e.scounts[p]))
 	}
-	e.metaSend.keep(send)
+	e.metaSend.Keep(send)
 	if err := e.j.Comm.Alltoall(e.countsSend, e.countsRecv, countsWidth); err != nil {
 		return err
 	}
@@ -493,7 +446,7 @@ func (e *engine) requests(m int, st *roundState) error {
 		e.rdispls[s], e.rcounts[s] = total, int(binary.LittleEndian.Uint64(e.countsRecv[countsWidth*s+16:]))
 		total += e.rcounts[s]
 	}
-	recv := e.metaRecv.get(int64(total))
+	recv := e.metaRecv.Get(int64(total))
 	if err := e.j.Comm.Alltoallv(send, e.scounts, e.sdispls, recv, e.rcounts, e.rdispls); err != nil {
 		return err
 	}
@@ -530,7 +483,7 @@ func (e *engine) requestsLocal(st *roundState) {
 		return
 	}
 	for _, pc := range st.mine[i] {
-		st.src[e.rank] = append(st.src[e.rank], coll.Extent{Off: pc.file, N: pc.n})
+		st.src[e.rank] = append(st.src[e.rank], coll.Extent{Off: pc.Off, N: pc.N})
 	}
 	st.srcBytes[e.rank] = st.n[i]
 	st.sorted = e.entries(st)
@@ -591,8 +544,8 @@ func (e *engine) entries(st *roundState) []coll.Entry {
 
 // shape describes the sorted pieces of a window: the file range they span,
 // whether they leave holes and whether any overlap.
-func shape(sorted []coll.Entry) (span Range, holes, overlaps bool) {
-	span = Range{sorted[0].Off, sorted[0].Off}
+func shape(sorted []coll.Entry) (span coll.Range, holes, overlaps bool) {
+	span = coll.Range{Start: sorted[0].Off, End: sorted[0].Off}
 	for _, x := range sorted {
 		switch {
 		case x.Off > span.End:

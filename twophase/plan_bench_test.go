@@ -17,15 +17,15 @@ func BenchmarkPlanPieces(b *testing.B) {
 		b.Run(fmt.Sprintf("slice/n=%d", n), func(b *testing.B) {
 			// n 8-byte pieces, one every 32 bytes (4 ranks interleaved).
 			ft := must(layout.Resized(layout.Bytes(8), 0, 32))
-			j := &Job{Access: Access{Count: int64(8 * n), Filetype: ft, Size: int64(8 * n)}, BufSize: 1 << 20}
-			var buf []piece
+			j := &coll.Job{Access: coll.Access{Count: int64(8 * n), Filetype: ft, Size: int64(8 * n)}, BufSize: 1 << 20}
+			var buf []coll.Piece
 			b.ResetTimer()
 			for range b.N {
-				sl := newSlicer(j)
+				sl := coll.NewSlicer(j.Access)
 				total := 0
 				for w := int64(0); w < int64(32*n); w += j.BufSize {
 					var err error
-					buf, _, _, _, err = sl.in([]Range{{w, w + j.BufSize}}, buf[:0])
+					buf, _, _, _, err = sl.In([]coll.Range{{Start: w, End: w + j.BufSize}}, buf[:0])
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -19,7 +19,7 @@ import (
 //
 // Rounds are pipelined: the requests of round m+1 are exchanged, and (with
 // overlap) its file reads started, before round m's data is sent back.
-func Read(j *Job) (int64, error) {
+func Read(j *coll.Job) (int64, error) {
 	e, err := newEngine(j)
 	if err != nil {
 		return 0, err
@@ -52,12 +52,7 @@ func Read(j *Job) (int64, error) {
 	if e.ioErr != nil {
 		return 0, e.ioErr
 	}
-	// Bytes of the access that lie before end of file.
-	before, err := j.fileStream().DataBefore(size)
-	if err != nil {
-		return 0, err
-	}
-	return min(max(before-j.Access.DataStart, 0), j.Access.Size), nil
+	return j.Access.BytesBefore(size)
 }
 
 // fileSize has the first aggregator learn the file size and broadcast it,
@@ -139,7 +134,7 @@ func (e *engine) deliver(st *roundState) error {
 		off += int(st.srcBytes[s])
 	}
 	if e.aggregator() {
-		send = st.send.b[:off]
+		send = st.send.B[:off]
 	}
 	// A contiguous user buffer receives in place.
 	recv := j.Access.Buf
@@ -160,7 +155,7 @@ func (e *engine) deliver(st *roundState) error {
 		}
 	}
 	if packed {
-		recv = st.recv.get(int64(total))
+		recv = st.recv.Get(int64(total))
 	}
 	done := metrics.Timer(&e.stats.Shuffle)
 	// An aggregator's data for itself is already in place (read there) or
@@ -188,8 +183,8 @@ func (e *engine) deliver(st *roundState) error {
 			}
 			at := int64(e.rdispls[p])
 			for _, pc := range st.mine[i] {
-				copy(j.Access.Buf[pc.mem:pc.mem+pc.n], recv[at:at+pc.n])
-				at += pc.n
+				copy(j.Access.Buf[pc.Mem:pc.Mem+pc.N], recv[at:at+pc.N])
+				at += pc.N
 			}
 		}
 	}
@@ -206,7 +201,7 @@ func (e *engine) readWindow(st *roundState) (r ioResult) {
 		total += b
 	}
 	total -= int64(len(st.self)) // read in place, not into send
-	send := st.send.get(total)
+	send := st.send.Get(total)
 	fail := func(err error) ioResult {
 		clear(send)
 		r.err = err
@@ -245,7 +240,7 @@ func (e *engine) readWindow(st *roundState) (r ioResult) {
 			continue
 		}
 		span, _, _ := shape(seg)
-		win := st.window.get(span.Len())
+		win := st.window.Get(span.Len())
 		start := time.Now()
 		n, err := f.ReadAt(win, span.Start)
 		r.io += time.Since(start)
@@ -278,7 +273,7 @@ func (e *engine) readRuns(st *roundState, send []byte) error {
 			gaps += g
 		}
 	}
-	scratch := st.window.get(gaps)
+	scratch := st.window.Get(gaps)
 	bufs := make([][]byte, 0, 2*len(st.sorted)) // pieces and gaps; fixed capacity: the runs share it
 	var runs []driver.Run
 	runStart, end, from := st.sorted[0].Off, st.sorted[0].Off, 0

@@ -10,6 +10,7 @@ import (
 
 	"github.com/collio/collio/driver"
 	"github.com/collio/collio/driver/ufs"
+	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/reftest"
 	"github.com/collio/collio/layout"
@@ -26,14 +27,14 @@ func must[T any](v T, err error) T {
 }
 
 type rankCase struct {
-	access Access
+	access coll.Access
 	data   []byte // the buffer
 }
 
 // runCollective writes (then reads back) every rank's access with the
 // two-phase engine on an in-memory world and returns the file and the
 // per-rank stats.
-func runCollective(t testing.TB, path string, cases []rankCase, aggs []int, buf int64, rmw bool, stripe int64, mods ...func(*Job)) ([]metrics.Call, error) {
+func runCollective(t testing.TB, path string, cases []rankCase, aggs []int, buf int64, rmw bool, stripe int64, mods ...func(*coll.Job)) ([]metrics.Call, error) {
 	n := len(cases)
 	stats := make([]metrics.Call, n)
 	d := ufs.New()
@@ -45,18 +46,18 @@ func runCollective(t testing.TB, path string, cases []rankCase, aggs []int, buf 
 			return err
 		}
 		defer f.Close()
-		ranges := make([]Range, n)
+		ranges := make([]coll.Range, n)
 		for k, rc := range cases {
 			offs := fileOffsets(rc.access)
 			if len(offs) > 0 {
-				ranges[k] = Range{offs[0], offs[len(offs)-1] + 1}
+				ranges[k] = coll.Range{Start: offs[0], End: offs[len(offs)-1] + 1}
 			}
 		}
 		var total int64
 		for _, rc := range cases {
 			total += rc.access.Size
 		}
-		job := &Job{Comm: c, File: f, Aggregators: aggs, Ranges: ranges, Access: cases[r].access,
+		job := &coll.Job{Comm: c, File: f, Aggregators: aggs, Ranges: ranges, Access: cases[r].access,
 			BufSize: buf, Stripe: stripe, RMW: rmw, TotalBytes: total, Stats: &stats[r]}
 		for _, mod := range mods {
 			mod(job)
@@ -130,14 +131,14 @@ func TestSubarrayBlocks(t *testing.T) {
 						lo, hi := r*g[0]/np, (r+1)*g[0]/np
 						sub := must(layout.Subarray(g, []int{hi - lo, g[1], g[2] - 1}, []int{lo, 0, 1}, layout.OrderC, layout.Int32))
 						size := sub.Size()
-						cases[r] = rankCase{Access{Buf: fill(size, r), Count: size, Filetype: sub, Size: size}, fill(size, r)}
+						cases[r] = rankCase{coll.Access{Buf: fill(size, r), Count: size, Filetype: sub, Size: size}, fill(size, r)}
 					}
 					aggs := make([]int, naggs)
 					for i := range aggs {
 						aggs[i] = i * np / naggs
 					}
 					path := filepath.Join(t.TempDir(), "f")
-					stats, err := runCollective(t, path, cases, aggs, buf, true, 0, func(j *Job) { j.Overlap = buf == 7 })
+					stats, err := runCollective(t, path, cases, aggs, buf, true, 0, func(j *coll.Job) { j.Overlap = buf == 7 })
 					require.NoError(t, err)
 					got, _ := os.ReadFile(path)
 					require.Equal(t, expectedFile(cases), got)
@@ -178,7 +179,7 @@ func TestRandomCollective(t *testing.T) {
 				nblocks = tileBlocks
 			}
 			size := nblocks * (blk + extra)
-			a := Access{Count: size, Filetype: ft, Disp: int64(r) * (blk + gap), Size: size}
+			a := coll.Access{Count: size, Filetype: ft, Disp: int64(r) * (blk + gap), Size: size}
 			if rapid.Bool().Draw(rt, "noncontig_mem") && size > 0 {
 				a.MemType = must(layout.Vector(int(size/4), 1, 2, layout.Int32))
 				a.Count = 1
@@ -220,7 +221,7 @@ func TestRandomCollective(t *testing.T) {
 		affinity := rapid.SampledFrom([]int64{0, 4, 8, 32}).Draw(rt, "affinity_block") // used when <= cb and no stripe count
 		atomic := rapid.Bool().Draw(rt, "atomic")
 		// Own blocks at a random grid, from every rank's report.
-		var own []OwnBlocks
+		var own []coll.OwnBlocks
 		ownGrid := rapid.SampledFrom([]int64{0, 4, 8, 12, 32}).Draw(rt, "own_grid")
 		if ownGrid > 0 {
 			for _, rc := range cases {
@@ -237,7 +238,7 @@ func TestRandomCollective(t *testing.T) {
 		defer func(g int64) { maxGap = g }(maxGap)
 		maxGap = rapid.SampledFrom([]int64{0, 4, 64 << 10}).Draw(rt, "max_gap")
 		path := filepath.Join(t.TempDir(), "r")
-		if _, err := runCollective(t, path, cases, aggs, bufSize, rmw, stripe, func(j *Job) {
+		if _, err := runCollective(t, path, cases, aggs, bufSize, rmw, stripe, func(j *coll.Job) {
 			j.Overlap, j.StripeCount, j.CoRatio, j.AffinityBlock = overlap, stripeCount, coRatio, affinity
 			j.Atomic, j.NodeOf = atomic, nodeOf
 			j.OwnGrid, j.Own = ownGrid, own
@@ -265,7 +266,7 @@ func TestAllEmpty(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "e")
 	cases := make([]rankCase, 3)
 	for r := range cases {
-		cases[r] = rankCase{Access{Filetype: layout.Byte}, nil}
+		cases[r] = rankCase{coll.Access{Filetype: layout.Byte}, nil}
 	}
 	stats, err := runCollective(t, path, cases, []int{0}, 16, true, 0)
 	require.NoError(t, err)
@@ -287,7 +288,7 @@ func TestRandomManyRanks(t *testing.T) {
 		for r := 0; r < np; r++ {
 			ft := must(layout.Resized(layout.Bytes(blk), 0, int64(np)*blk))
 			size := int64(rapid.IntRange(0, 5).Draw(rt, "nblocks")) * blk
-			a := Access{Count: size, Filetype: ft, Disp: int64(r) * blk, Size: size}
+			a := coll.Access{Count: size, Filetype: ft, Disp: int64(r) * blk, Size: size}
 			buf := fill(size, r)
 			a.Buf = append([]byte(nil), buf...)
 			cases[r] = rankCase{a, buf}
@@ -299,7 +300,7 @@ func TestRandomManyRanks(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "m")
 		overlap := rapid.Bool().Draw(rt, "overlap")
 		affinity := rapid.SampledFrom([]int64{0, blk, 4 * blk}).Draw(rt, "affinity_block")
-		if _, err := runCollective(t, path, cases, aggs, bufSize, rapid.Bool().Draw(rt, "rmw"), 0, func(j *Job) { j.Overlap, j.AffinityBlock = overlap, affinity }); err != nil {
+		if _, err := runCollective(t, path, cases, aggs, bufSize, rapid.Bool().Draw(rt, "rmw"), 0, func(j *coll.Job) { j.Overlap, j.AffinityBlock = overlap, affinity }); err != nil {
 			rt.Fatal(err)
 		}
 		got, _ := os.ReadFile(path)
@@ -317,7 +318,7 @@ func TestReadPastEOF(t *testing.T) {
 	for _, gap := range []int64{0, 64 << 10} {
 		maxGap = gap
 		require.NoError(t, os.WriteFile(path, fill(160, 9), 0o644))
-		bufs := make([]Buffers, 2) // kept between the two reads, as a File keeps them
+		bufs := make([]coll.Buffers, 2) // kept between the two reads, as a File keeps them
 		err := comm.RunWorldTimeout(2, 0, 10*time.Second, func(c comm.Comm) error {
 			f, err := d.Open(path, driver.OpenOptions{Flags: driver.ORdWr})
 			if err != nil {
@@ -328,8 +329,8 @@ func TestReadPastEOF(t *testing.T) {
 			ft := must(layout.Resized(layout.Bytes(8), 0, 16))
 			buf := make([]byte, 80)
 			read := func() (int64, error) {
-				job := &Job{Comm: c, File: f, Aggregators: []int{0}, Ranges: []Range{{0, 152}, {8, 160}}, BufSize: 1 << 20,
-					Access: Access{Buf: buf, Count: 80, Filetype: ft, Disp: int64(8 * c.Rank()), Size: 80}, Buffers: &bufs[c.Rank()]}
+				job := &coll.Job{Comm: c, File: f, Aggregators: []int{0}, Ranges: []coll.Range{{Start: 0, End: 152}, {Start: 8, End: 160}}, BufSize: 1 << 20,
+					Access: coll.Access{Buf: buf, Count: 80, Filetype: ft, Disp: int64(8 * c.Rank()), Size: 80}, Buffers: &bufs[c.Rank()]}
 				return Read(job)
 			}
 			// The first read leaves data in the kept buffers; then the file
@@ -369,9 +370,9 @@ func TestReadPastEOF(t *testing.T) {
 }
 
 // The reference: where each data byte goes, from the layouts alone.
-func fileOffsets(a Access) []int64 { return reftest.FileOffsets(ref(a)) }
-func memOffsets(a Access) []int64  { return reftest.MemOffsets(ref(a)) }
+func fileOffsets(a coll.Access) []int64 { return reftest.FileOffsets(ref(a)) }
+func memOffsets(a coll.Access) []int64  { return reftest.MemOffsets(ref(a)) }
 
-func ref(a Access) reftest.Access {
+func ref(a coll.Access) reftest.Access {
 	return reftest.Access{Disp: a.Disp, Filetype: a.Filetype, DataStart: a.DataStart, Size: a.Size, MemType: a.MemType, Count: a.Count}
 }

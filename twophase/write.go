@@ -16,7 +16,7 @@ import (
 // j.Comm must call it with the same Aggregators, Ranges and hints. The
 // error is this rank's (a file error on an aggregator, or a communication
 // error); the caller agrees on errors across ranks.
-func Write(j *Job) error {
+func Write(j *coll.Job) error {
 	e, err := newEngine(j)
 	if err != nil {
 		return err
@@ -52,7 +52,7 @@ func (e *engine) writeRound(m int, st *roundState) error {
 				need += st.n[i]
 			}
 		}
-		send = slices.Grow(st.send.appendTo(), int(need))
+		send = slices.Grow(st.send.AppendTo(), int(need))
 	}
 	for p := 0; p < e.size; p++ {
 		e.scounts[p], e.sdispls[p] = 0, 0
@@ -67,11 +67,11 @@ func (e *engine) writeRound(m int, st *roundState) error {
 		}
 		e.sdispls[p] = len(send)
 		for _, pc := range st.mine[i] {
-			send = append(send, j.Access.Buf[pc.mem:pc.mem+pc.n]...)
+			send = append(send, j.Access.Buf[pc.Mem:pc.Mem+pc.N]...)
 		}
 	}
 	if packed {
-		st.send.keep(send)
+		st.send.Keep(send)
 	}
 	total := int64(0)
 	for s := 0; s < e.size; s++ {
@@ -93,7 +93,7 @@ func (e *engine) writeRound(m int, st *roundState) error {
 		total -= int64(n)
 	}
 	// Only aggregators hold received data: at most their window per round.
-	recv := st.recv.get(total)
+	recv := st.recv.Get(total)
 	done := metrics.Timer(&e.stats.Shuffle)
 	var err error
 	if !e.local { // nothing to move otherwise
@@ -152,7 +152,7 @@ func (e *engine) writeRange(st *roundState, data []byte, sorted []coll.Entry, ac
 			// Tiny pieces: copying each into the window costs less than
 			// an iovec each (pinned, and walked by the kernel); every
 			// run is then one buffer.
-			win := st.window.get(span.Len())
+			win := st.window.Get(span.Len())
 			var runs []driver.Run
 			runStart, runEnd := sorted[0].Off, sorted[0].Off
 			for _, x := range sorted {
@@ -189,7 +189,7 @@ func (e *engine) writeRange(st *roundState, data []byte, sorted []coll.Entry, ac
 	// Read-modify-write: read the span, lay the pieces over it in rank
 	// order (so on overlaps the higher rank wins, as in ROMIO's atomic
 	// mode), write it back in one call.
-	win := st.window.get(span.Len()) // without holes the pieces cover all of it
+	win := st.window.Get(span.Len()) // without holes the pieces cover all of it
 	if holes {
 		start := time.Now()
 		n, err := f.ReadAt(win, span.Start)
