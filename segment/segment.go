@@ -136,12 +136,14 @@ type run struct {
 	totals  []int64
 	plan    planner
 	abort   error // malformed metadata: the group stops together
-	ioErr   error // first file error; the exchange goes on
 	cyc     [2]cycle
-	pending *cycle // cycle whose I/O runs in the background
 	cnt     []byte // count messages, 8 bytes per member
 	scratch []byte // reads: target of gap bytes
-	t       IOTime
+	// io runs the cycles' file I/O (overlapped or not) into ioTime and
+	// keeps the first file error; the exchange goes on.
+	io     coll.Pipeline
+	ioTime metrics.Call
+	t      IOTime
 }
 
 // cycle is one cycle at the aggregator.
@@ -151,9 +153,6 @@ type cycle struct {
 	chunks [][]byte // where each member's bytes are
 	buf    []byte   // the cycle buffer
 	iov    [][]byte
-	done   chan struct{}
-	err    error
-	busy   time.Duration
 }
 
 func (cy *cycle) reset() {
@@ -205,6 +204,7 @@ func start(j *coll.Job, o Options, write bool) (*run, error) {
 	first := rank - c.Rank()
 	r := &run{j: j, o: o, write: write, stats: stats, c: c, me: c.Rank(), leader: leaders[g] - first}
 	r.share = max(1, j.BufSize/int64(c.Size()))
+	r.io = coll.Pipeline{Overlap: o.Overlap, Stats: &r.ioTime}
 
 	done := metrics.Timer(&stats.Plan)
 	r.mem, r.local = newMemCursor(j.Access)
@@ -234,11 +234,12 @@ func (r *run) metadata() error {
 	var b [24]byte
 	if r.isLeader() {
 		if r.j.File == nil {
-			r.ioErr = errors.New("segment: aggregator without an open file")
+			r.io.Fail(errors.New("segment: aggregator without an open file"))
 		} else if !r.write {
 			size, err := r.j.File.Size()
 			if err != nil {
-				r.ioErr, size = err, 0
+				r.io.Fail(err)
+				size = 0
 			}
 			r.fileSize = size
 		}
@@ -312,12 +313,13 @@ func (r *run) body() error {
 // finish frees the group communicator and picks this rank's error: a
 // communication error first, then its own, then file errors.
 func (r *run) finish(err error) error {
+	r.t = IOTime{Busy: r.ioTime.IO, Wait: r.ioTime.IOWait}
 	r.stats.IO += r.t.Busy
 	r.stats.IOWait += r.t.Wait
 	if ferr := r.c.Free(); err == nil {
 		err = ferr
 	}
-	for _, e := range []error{err, r.local, r.ioErr, r.abort} {
+	for _, e := range []error{err, r.local, r.io.Err, r.abort} {
 		if e != nil {
 			return e
 		}

@@ -53,25 +53,35 @@ type upMsg struct {
 // messages and what a global aggregator received, kept until the round's
 // file I/O is done (with overlap, the next round uses the other state).
 type gState struct {
-	send coll.Pool // local aggregator: layer-2 messages, back to back
+	slot int // its pipeline slot
+
+	// Buffers, from Job.Buffers when the caller keeps them: send holds a
+	// local aggregator's layer-2 messages back to back, recv what a
+	// global aggregator received, win its read-modify-write window, back
+	// (reads) each source's bytes back to back.
+	send, recv, win, back *coll.Pool
 
 	srcs  []int // global aggregator: local aggregators heard from (indices into locals)
 	hdr   []byte
-	recv  coll.Pool
 	lists [][]coll.Extent // per source
 	data  [][]byte        // per source (writes)
 
 	merged []coll.Entry
 	runs   []stretch
-	win    coll.Pool
-	back   coll.Pool // reads: each source's bytes, back to back
-
-	pending chan ioResult
 }
 
-type ioResult struct {
-	err     error
-	io, rmw time.Duration
+// newStates returns the two round states over the job's buffers.
+func (r *run) newStates() *[2]gState {
+	bufs := r.j.Buffers
+	if bufs == nil {
+		bufs = new(coll.Buffers)
+	}
+	var st [2]gState
+	for k := range st {
+		b := &bufs.Round[k]
+		st[k] = gState{slot: k, send: &b.Send, recv: &b.Recv, win: &b.Window, back: &b.Back}
+	}
+	return &st
 }
 
 func (r *run) initScratch() {

@@ -1,7 +1,6 @@
 package tam
 
 import (
-	"encoding/binary"
 	"errors"
 	"io"
 	"time"
@@ -33,14 +32,14 @@ func (r *run) read() (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	var st gState
+	st := &r.newStates()[0]
 	for m := 0; m < r.rounds; m++ {
-		if err := r.readRound(m, &st); err != nil {
+		if err := r.readRound(m, st); err != nil {
 			return 0, err
 		}
 	}
-	if r.ioErr != nil {
-		return 0, r.ioErr
+	if r.io.Err != nil {
+		return 0, r.io.Err
 	}
 	return r.j.Access.BytesBefore(size)
 }
@@ -48,19 +47,9 @@ func (r *run) read() (int64, error) {
 // fileSize has the first global aggregator learn the file size and
 // broadcast it, so that ranks without the file know where it ends.
 func (r *run) fileSize() (int64, error) {
-	var b [8]byte
-	root := r.aggs[0]
-	if r.rank == root {
-		size, err := r.j.File.Size()
-		if err != nil {
-			r.ioErr = err
-		}
-		binary.LittleEndian.PutUint64(b[:], uint64(size))
-	}
-	if err := r.j.Comm.Bcast(b[:], root); err != nil {
-		return 0, err
-	}
-	return int64(binary.LittleEndian.Uint64(b[:])), nil
+	size, fileErr, err := coll.BroadcastFileSize(r.j.Comm, r.j.File, r.aggs[0])
+	r.io.Fail(fileErr)
+	return size, err
 }
 
 func (r *run) readRound(m int, st *gState) error {
@@ -228,11 +217,7 @@ func (r *run) exchangeDown(m int, st *gState) error {
 	var sends []comm.Request
 	if r.isGlobal() {
 		back, res := r.readWindow(st)
-		r.stats.IO += res.io
-		r.stats.IOWait += res.io
-		if res.err != nil && r.ioErr == nil {
-			r.ioErr = res.err
-		}
+		r.io.Record(res) // reads are not pipelined
 		done := metrics.Timer(&r.stats.Shuffle)
 		var at int64
 		for q, g := range st.srcs {
@@ -271,8 +256,8 @@ func (r *run) exchangeDown(m int, st *gState) error {
 // sources asked for and returns each source's bytes back to back (sources
 // in order, each in its list order). On a file error the bytes are zeros
 // and the error is in the result, so the exchange still completes.
-func (r *run) readWindow(st *gState) ([]byte, ioResult) {
-	var res ioResult
+func (r *run) readWindow(st *gState) ([]byte, coll.IOResult) {
+	var res coll.IOResult
 	var total int64
 	for q := range st.srcs {
 		_, nb, _ := getCounts(st.hdr[countsWidth*q:])
@@ -290,10 +275,10 @@ func (r *run) readWindow(st *gState) ([]byte, ioResult) {
 	win := st.win.Get(hi - lo)
 	start := time.Now()
 	n, err := r.j.File.ReadAt(win, lo)
-	res.io += time.Since(start)
+	res.IO += time.Since(start)
 	if err != nil && !errors.Is(err, io.EOF) {
 		clear(back)
-		res.err = err
+		res.Err = err
 		return back, res
 	}
 	clear(win[n:]) // past end of file

@@ -70,9 +70,9 @@
 // aggregator its window's data, as in twophase.
 //
 // Job.Overlap runs a global aggregator's writes behind the next round's
-// exchange, as in twophase; reads are not pipelined. Job.Buffers is not
-// used (its buffers are twophase's own); TAM keeps its buffers for the
-// duration of one call.
+// exchange (coll.Pipeline, as twophase's rounds); reads are not
+// pipelined. A global aggregator's and a local aggregator's layer-2
+// buffers come from Job.Buffers when the caller keeps them.
 //
 // File errors never stop the exchange: an aggregator that fails keeps
 // exchanging (reads send zeros) and reports the first error at the end, so
@@ -187,7 +187,10 @@ type run struct {
 	sl     *coll.Slicer
 	contig bool // the access's memory is contiguous
 	sc     scratch
-	ioErr  error // first file error; rounds continue so peers never hang
+	// io runs the global aggregators' file I/O (overlapped or not) and
+	// keeps this rank's first file error; rounds continue so peers never
+	// hang.
+	io coll.Pipeline
 }
 
 // newRun validates and plans; it returns nil (and no error) when no rank
@@ -225,6 +228,7 @@ func newRun(j *coll.Job, cfg Config) (*run, error) {
 			r.gIndex = i
 		}
 	}
+	r.io = coll.Pipeline{Overlap: j.Overlap, Stats: r.stats}
 	r.stats.Rounds = r.rounds
 	r.stats.Aggregators = len(r.aggs)
 	r.stats.Aggregator = r.gIndex >= 0

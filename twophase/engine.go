@@ -45,7 +45,9 @@ type engine struct {
 	rcounts, rdispls       []int
 	metaSend, metaRecv     *coll.Pool
 
-	ioErr error // first file error on this rank; rounds continue so peers never hang
+	// io runs the rounds' file I/O (overlapped or not) and keeps this
+	// rank's first file error; rounds continue so peers never hang.
+	io coll.Pipeline
 	// held: own-mode runs whose data stays in the caller's buffer, kept
 	// to move with later rounds' in one batch (held.go).
 	held driver.Held
@@ -80,14 +82,6 @@ type roundState struct {
 	// contiguous buffer) and selfAt where it would sit in recv.
 	self   []byte
 	selfAt int64
-
-	pending chan ioResult // file I/O in flight for this state, or nil
-}
-
-// ioResult is the outcome of one round's file I/O.
-type ioResult struct {
-	err     error
-	io, rmw time.Duration
 }
 
 func newEngine(j *coll.Job) (*engine, error) {
@@ -99,6 +93,7 @@ func newEngine(j *coll.Job) (*engine, error) {
 	if e.stats == nil {
 		e.stats = &metrics.Call{}
 	}
+	e.io.Stats = e.stats
 	span, ok := coll.Span(j.Ranges)
 	if !ok {
 		return e, nil // nothing to do anywhere
@@ -108,6 +103,10 @@ func newEngine(j *coll.Job) (*engine, error) {
 		return nil, err
 	}
 	e.domainOf = aggIndex(e.aggs, n)
+	// Without an exchange, handing each round to another goroutine only
+	// adds a wake-up (with 4 ranks on 2 cores, reads of collperf 1024^3
+	// waited 0.26 s for 0.22 s of I/O).
+	e.io.Overlap = j.Overlap && !e.local
 	bufs := j.Buffers
 	if bufs == nil {
 		bufs = new(coll.Buffers)
@@ -297,7 +296,7 @@ func (e *engine) planOwn(span coll.Range) bool {
 			// Counted before the call, so this cannot fail unless the
 			// caller's report was not this access's: the rank's error,
 			// its data untouched, the others unaffected.
-			e.ioErr = fmt.Errorf("twophase: rank %d: its own blocks: %w", e.rank, err)
+			e.io.Fail(fmt.Errorf("twophase: rank %d: its own blocks: %w", e.rank, err))
 			blocks = blocks[:0]
 		}
 		doms[mine] = blocks
@@ -374,8 +373,8 @@ func (e *engine) checkLocal(mine []int64, doms [][]int32, myDomain int) {
 	}
 	for b, k := range mine {
 		if k > 0 && !own[b] {
-			e.ioErr = fmt.Errorf("twophase: rank %d has %d bytes in block %d of another aggregator, yet the call's %d bytes were counted at their writers (coll.Job.TotalBytes too small?)",
-				e.rank, k>>20, b, e.j.TotalBytes)
+			e.io.Fail(fmt.Errorf("twophase: rank %d has %d bytes in block %d of another aggregator, yet the call's %d bytes were counted at their writers (Job.TotalBytes too small?)",
+				e.rank, k>>20, b, e.j.TotalBytes))
 			return
 		}
 	}
@@ -570,62 +569,12 @@ func cutBefore(sorted []coll.Entry, end int64) (head, rest []coll.Entry) {
 
 func since(d *time.Duration, start time.Time) { *d += time.Since(start) }
 
-// startIO runs a round's file I/O, in a goroutine when overlapping. The
-// previous round's I/O finishes first: overlap hides file I/O behind the
-// exchange, not behind more file I/O (two writers of one process on one
-// file only queue on its lock; on tmpfs with 4 ranks on 2 cores each
-// 512 KiB pwritev took 2.7 times as long).
-func (e *engine) startIO(st *roundState, io func() ioResult) {
-	if !e.overlap() {
-		e.finish(io(), 0)
-		return
+// slot is the pipeline slot of a round state.
+func (e *engine) slot(st *roundState) int {
+	if st == &e.st[1] {
+		return 1
 	}
-	for k := range e.st {
-		if other := &e.st[k]; other != st {
-			e.wait(other)
-		}
-	}
-	st.pending = make(chan ioResult, 1)
-	go func() { st.pending <- io() }()
-}
-
-// wait waits for a state's file I/O in flight, if any.
-func (e *engine) wait(st *roundState) {
-	if st.pending == nil {
-		return
-	}
-	start := time.Now()
-	r := <-st.pending
-	st.pending = nil
-	e.finish(r, time.Since(start))
-}
-
-// finish records a round's I/O outcome; waited is how long the caller
-// blocked for it (with overlap; without, all of it was waited for).
-func (e *engine) finish(r ioResult, waited time.Duration) {
-	e.stats.IO += r.io
-	e.stats.RMW += r.rmw
-	if e.overlap() {
-		e.stats.IOWait += waited
-	} else {
-		e.stats.IOWait += r.io + r.rmw
-	}
-	if r.err != nil && e.ioErr == nil {
-		e.ioErr = r.err
-	}
-}
-
-// overlap reports whether file I/O runs in a goroutine behind the
-// exchange: not without an exchange, where handing each round to another
-// goroutine only adds a wake-up (with 4 ranks on 2 cores, reads of
-// collperf 1024^3 waited 0.26 s for 0.22 s of I/O).
-func (e *engine) overlap() bool { return e.j.Overlap && !e.local }
-
-// drain waits for all I/O in flight.
-func (e *engine) drain() {
-	for k := range e.st {
-		e.wait(&e.st[k])
-	}
+	return 0
 }
 
 // countsWidth is the bytes per peer of the requests' Alltoall: pieces,

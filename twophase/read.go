@@ -1,7 +1,6 @@
 package twophase
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -27,7 +26,7 @@ func Read(j *coll.Job) (int64, error) {
 	if e.rounds == 0 {
 		return 0, nil
 	}
-	defer e.drain()
+	defer e.io.Drain()
 	size, err := e.fileSize()
 	if err != nil {
 		return 0, err
@@ -42,15 +41,15 @@ func Read(j *coll.Job) (int64, error) {
 			}
 		}
 		st := &e.st[m%2]
-		e.wait(st)
+		e.io.Wait(e.slot(st))
 		if err := e.deliver(st); err != nil {
 			return 0, err
 		}
 	}
-	e.finish(e.flushHeld(false), 0)
-	e.drain()
-	if e.ioErr != nil {
-		return 0, e.ioErr
+	e.io.Record(e.flushHeld(false))
+	e.io.Drain()
+	if e.io.Err != nil {
+		return 0, e.io.Err
 	}
 	return j.Access.BytesBefore(size)
 }
@@ -64,24 +63,12 @@ func (e *engine) fileSize() (int64, error) {
 			return 0, nil // no data here: nothing to count
 		}
 		size, err := e.j.File.Size()
-		if err != nil {
-			e.ioErr = err
-		}
+		e.io.Fail(err)
 		return size, nil
 	}
-	var b [8]byte
-	root := e.aggs[0]
-	if e.rank == root {
-		size, err := e.j.File.Size()
-		if err != nil {
-			e.ioErr = err
-		}
-		binary.LittleEndian.PutUint64(b[:], uint64(size))
-	}
-	if err := e.j.Comm.Bcast(b[:], root); err != nil {
-		return 0, err
-	}
-	return int64(binary.LittleEndian.Uint64(b[:])), nil
+	size, fileErr, err := coll.BroadcastFileSize(e.j.Comm, e.j.File, e.aggs[0])
+	e.io.Fail(fileErr)
+	return size, err
 }
 
 // prepareRead exchanges round m's requests and, on aggregators, starts
@@ -100,7 +87,7 @@ func (e *engine) prepareRead(m int, st *roundState) error {
 		}
 	}
 	if e.aggregator() {
-		e.startIO(st, func() ioResult { return e.readWindow(st) })
+		e.io.Start(e.slot(st), func() coll.IOResult { return e.readWindow(st) })
 	}
 	return nil
 }
@@ -195,16 +182,16 @@ func (e *engine) deliver(st *roundState) error {
 // state's send buffer, packed source by source. On a file error the buffer
 // holds zeros and the error is returned, so the exchange still completes
 // everywhere. It touches only st and the file.
-func (e *engine) readWindow(st *roundState) (r ioResult) {
+func (e *engine) readWindow(st *roundState) (r coll.IOResult) {
 	var total int64
 	for _, b := range st.srcBytes {
 		total += b
 	}
 	total -= int64(len(st.self)) // read in place, not into send
 	send := st.send.Get(total)
-	fail := func(err error) ioResult {
+	fail := func(err error) coll.IOResult {
 		clear(send)
-		r.err = err
+		r.Err = err
 		return r
 	}
 	if len(st.sorted) == 0 {
@@ -225,7 +212,7 @@ func (e *engine) readWindow(st *roundState) (r ioResult) {
 		// without the copy out of a window).
 		start := time.Now()
 		err := e.readRuns(st, send)
-		r.io += time.Since(start)
+		r.IO += time.Since(start)
 		if err != nil {
 			return fail(err)
 		}
@@ -243,7 +230,7 @@ func (e *engine) readWindow(st *roundState) (r ioResult) {
 		win := st.window.Get(span.Len())
 		start := time.Now()
 		n, err := f.ReadAt(win, span.Start)
-		r.io += time.Since(start)
+		r.IO += time.Since(start)
 		if err != nil && !errors.Is(err, io.EOF) {
 			return fail(err)
 		}

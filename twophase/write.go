@@ -21,17 +21,17 @@ func Write(j *coll.Job) error {
 	if err != nil {
 		return err
 	}
-	defer e.drain()
+	defer e.io.Drain()
 	for m := 0; m < e.rounds; m++ {
 		st := &e.st[m%2]
-		e.wait(st) // its buffers are free again once round m-2 is written
+		e.io.Wait(e.slot(st)) // its buffers are free again once round m-2 is written
 		if err := e.writeRound(m, st); err != nil {
 			return err
 		}
 	}
-	e.finish(e.flushHeld(true), 0)
-	e.drain()
-	return e.ioErr
+	e.io.Record(e.flushHeld(true))
+	e.io.Drain()
+	return e.io.Err
 }
 
 func (e *engine) writeRound(m int, st *roundState) error {
@@ -104,8 +104,8 @@ func (e *engine) writeRound(m int, st *roundState) error {
 		return err
 	}
 	e.countV(e.scounts, e.rcounts)
-	if total+int64(len(st.self)) > 0 && e.ioErr == nil {
-		e.startIO(st, func() ioResult { return e.writeWindow(st, recv) })
+	if total+int64(len(st.self)) > 0 && e.io.Err == nil {
+		e.io.Start(e.slot(st), func() coll.IOResult { return e.writeWindow(st, recv) })
 	}
 	return nil
 }
@@ -114,29 +114,29 @@ func (e *engine) writeRound(m int, st *roundState) error {
 // by range of its window: a hole between two ranges belongs to another
 // aggregator and is never read-modify-written. It touches only st and the
 // file, so it can run behind the next exchange.
-func (e *engine) writeWindow(st *roundState, data []byte) (r ioResult) {
+func (e *engine) writeWindow(st *roundState, data []byte) (r coll.IOResult) {
 	sorted := st.sorted
 	for _, w := range st.win {
 		var seg []coll.Entry
 		if seg, sorted = cutBefore(sorted, w.End); len(seg) > 0 {
-			if r = e.writeRange(st, data, seg, r); r.err != nil {
+			if r = e.writeRange(st, data, seg, r); r.Err != nil {
 				return r
 			}
 		}
 	}
 	if len(sorted) > 0 {
-		r.err = fmt.Errorf("twophase: %d pieces from offset %d lie outside this aggregator's window %v", len(sorted), sorted[0].Off, st.win)
+		r.Err = fmt.Errorf("twophase: %d pieces from offset %d lie outside this aggregator's window %v", len(sorted), sorted[0].Off, st.win)
 	}
 	return r
 }
 
 // writeRange writes the pieces of one window range, sorted by offset.
-func (e *engine) writeRange(st *roundState, data []byte, sorted []coll.Entry, acc ioResult) (r ioResult) {
+func (e *engine) writeRange(st *roundState, data []byte, sorted []coll.Entry, acc coll.IOResult) (r coll.IOResult) {
 	r = acc
 	span, holes, overlaps := shape(sorted)
 	f := e.j.File
 	if e.j.Atomic {
-		if r.err = f.Lock(span.Start, span.Len(), true); r.err != nil {
+		if r.Err = f.Lock(span.Start, span.Len(), true); r.Err != nil {
 			return r
 		}
 		defer f.Unlock(span.Start, span.Len())
@@ -146,7 +146,7 @@ func (e *engine) writeRange(st *roundState, data []byte, sorted []coll.Entry, ac
 		// receive buffer; the round's runs in one batch where the driver
 		// can (driver.RunWriter).
 		start := time.Now()
-		defer func() { r.io += time.Since(start) }()
+		defer func() { r.IO += time.Since(start) }()
 		hold := e.own && st.inPlace && !e.j.Atomic
 		if !hold && smallPieces(sorted) {
 			// Tiny pieces: copying each into the window costs less than
@@ -164,7 +164,7 @@ func (e *engine) writeRange(st *roundState, data []byte, sorted []coll.Entry, ac
 				runEnd = x.Off + x.N
 			}
 			runs = append(runs, driver.Run{Off: runStart, Bufs: [][]byte{win[runStart-span.Start : runEnd-span.Start]}})
-			_, r.err = driver.WriteRuns(f, runs)
+			_, r.Err = driver.WriteRuns(f, runs)
 			return r
 		}
 		pieces := make([][]byte, 0, len(sorted)) // fixed capacity: the runs share it
@@ -180,10 +180,10 @@ func (e *engine) writeRange(st *roundState, data []byte, sorted []coll.Entry, ac
 		}
 		runs = append(runs, driver.Run{Off: runStart, Bufs: pieces[from:]})
 		if hold { // the lock would be gone before the write
-			r.err = e.hold(runs, true)
+			r.Err = e.hold(runs, true)
 			return r
 		}
-		_, r.err = driver.WriteRuns(f, runs)
+		_, r.Err = driver.WriteRuns(f, runs)
 		return r
 	}
 	// Read-modify-write: read the span, lay the pieces over it in rank
@@ -193,9 +193,9 @@ func (e *engine) writeRange(st *roundState, data []byte, sorted []coll.Entry, ac
 	if holes {
 		start := time.Now()
 		n, err := f.ReadAt(win, span.Start)
-		r.rmw += time.Since(start)
+		r.RMW += time.Since(start)
 		if err != nil && !errors.Is(err, io.EOF) {
-			r.err = err
+			r.Err = err
 			return r
 		}
 		clear(win[n:])
@@ -211,8 +211,8 @@ func (e *engine) writeRange(st *roundState, data []byte, sorted []coll.Entry, ac
 		copy(win[x.Off-span.Start:], e.pieceData(st, data, x))
 	}
 	start := time.Now()
-	_, r.err = f.WriteAt(win, span.Start)
-	r.io += time.Since(start)
+	_, r.Err = f.WriteAt(win, span.Start)
+	r.IO += time.Since(start)
 	return r
 }
 

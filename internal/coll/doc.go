@@ -3,7 +3,8 @@
 // collective call and its validation, the ranks' access ranges, the
 // Slicer that cuts an access into pieces per file window, the k-way
 // Merger of sorted request lists and the compact encoding those lists
-// travel in, and reusable buffers. What differs between strategies (who
-// aggregates which bytes, in which rounds, over which messages) stays in
-// their own packages.
+// travel in, reusable buffers, the Pipeline that runs rounds' file I/O
+// behind the exchange, and the broadcast of the file size for reads. What
+// differs between strategies (who aggregates which bytes, in which
+// rounds, over which messages) stays in their own packages.
 package coll
