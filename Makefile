@@ -78,8 +78,7 @@ FUZZ_TARGETS := \
 	./driver/beegfs:FuzzDecodeStripeInfo \
 	./driver/sim:FuzzDecodeParams \
 	./internal/coll:FuzzDecodeRequests \
-	./tam:FuzzDecodeList \
-	./segment:FuzzDecodeList
+	./internal/coll:FuzzDecodeList
 .PHONY: fuzz
 fuzz: deps
 	@failed=; for t in $(FUZZ_TARGETS); do \

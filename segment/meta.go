@@ -121,24 +121,9 @@ func putHeader(b []byte, pieces int, bytes int64, list int) {
 // its header: sorted, disjoint pieces inside [0, 2^63), positive lengths
 // summing to bytes.
 func decodeList(b []byte, count int, bytes int64) ([]coll.Extent, error) {
-	l, err := coll.DecodeRequests(b, count, nil)
+	l, err := coll.DecodeList(b, count, bytes, true, nil)
 	if err != nil {
-		return nil, fmt.Errorf("segment: member sent a bad piece list: %v", err)
-	}
-	var sum int64
-	end := int64(math.MinInt64)
-	for _, p := range l {
-		if p.N <= 0 {
-			return nil, fmt.Errorf("segment: member sent a bad piece (%d, %d)", p.Off, p.N)
-		}
-		if p.Off < end {
-			return nil, errors.New("segment: member sent an unsorted piece list")
-		}
-		end = p.End()
-		sum += p.N // disjoint inside [0, 2^63): no overflow
-	}
-	if sum != bytes {
-		return nil, fmt.Errorf("segment: member announced %d bytes but listed %d", bytes, sum)
+		return nil, fmt.Errorf("segment: a member's list: %w", err)
 	}
 	return l, nil
 }

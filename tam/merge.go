@@ -3,7 +3,6 @@ package tam
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/collio/collio/internal/coll"
@@ -82,23 +81,9 @@ func getCounts(b []byte) (pieces, bytes, list int64) {
 // decodeList parses an encoded list of count pieces from b into out,
 // checking that every piece holds bytes and that they add up to bytes.
 func decodeList(b []byte, count int, bytes int64, out []coll.Extent) ([]coll.Extent, error) {
-	start := len(out)
-	out, err := coll.DecodeRequests(b, count, out)
+	out, err := coll.DecodeList(b, count, bytes, false, out)
 	if err != nil {
-		return out, fmt.Errorf("tam: list of %d pieces: %v", count, err)
-	}
-	var sum int64
-	for _, x := range out[start:] {
-		if x.N <= 0 {
-			return out, fmt.Errorf("tam: bad piece (%d, %d)", x.Off, x.N)
-		}
-		if x.N > math.MaxInt64-sum {
-			return out, fmt.Errorf("tam: pieces add up to more than 2^63 bytes")
-		}
-		sum += x.N
-	}
-	if sum != bytes {
-		return out, fmt.Errorf("tam: %d bytes announced but %d listed", bytes, sum)
+		return out, fmt.Errorf("tam: %w", err)
 	}
 	return out, nil
 }

@@ -62,3 +62,33 @@ func DecodeRequests(b []byte, n int, list []Extent) ([]Extent, error) {
 	}
 	return list, nil
 }
+
+// DecodeList decodes an announced request list, appending to out: count
+// pieces, each of at least one byte, adding up to bytes and, with
+// sorted, in increasing file order without overlaps (a segment member's
+// whole access). Anything else is an error naming the problem.
+func DecodeList(b []byte, count int, bytes int64, sorted bool, out []Extent) ([]Extent, error) {
+	start := len(out)
+	out, err := DecodeRequests(b, count, out)
+	if err != nil {
+		return out, fmt.Errorf("bad piece list: %v", err)
+	}
+	var sum int64
+	end := int64(math.MinInt64)
+	for _, x := range out[start:] {
+		switch {
+		case x.N <= 0:
+			return out, fmt.Errorf("bad piece (%d, %d)", x.Off, x.N)
+		case sorted && x.Off < end:
+			return out, fmt.Errorf("unsorted piece list")
+		case x.N > math.MaxInt64-sum:
+			return out, fmt.Errorf("pieces add up to more than 2^63 bytes")
+		}
+		end = x.End()
+		sum += x.N
+	}
+	if sum != bytes {
+		return out, fmt.Errorf("%d bytes announced but %d listed", bytes, sum)
+	}
+	return out, nil
+}
