@@ -9,6 +9,7 @@ import (
 
 	"github.com/collio/collio/driver"
 	"github.com/collio/collio/internal/coll"
+	"github.com/collio/collio/internal/reftest"
 	"github.com/collio/collio/layout"
 	"github.com/stretchr/testify/require"
 )
@@ -16,14 +17,14 @@ import (
 func reports(cases []rankCase, grid int64) []coll.OwnBlocks {
 	own := make([]coll.OwnBlocks, len(cases))
 	for r, rc := range cases {
-		own[r] = CountOwnBlocks(rc.access, grid)
+		own[r] = CountOwnBlocks(rc.Access, grid)
 	}
 	return own
 }
 
 func byteView(t *testing.T, lens, displs []int) coll.Access {
 	t.Helper()
-	ft := must(layout.Indexed(lens, displs, layout.Byte))
+	ft := reftest.Must(layout.Indexed(lens, displs, layout.Byte))
 	return coll.Access{Filetype: ft, Size: ft.Size(), Count: ft.Size()}
 }
 
@@ -91,7 +92,7 @@ func TestOwnBlocksRun(t *testing.T) {
 		})
 		require.NoError(t, err)
 		got, _ := os.ReadFile(path)
-		require.Equal(t, expectedFile(cases), got)
+		require.Equal(t, reftest.ExpectedFile(cases), got)
 		for r, s := range stats {
 			require.Equal(t, "own blocks: every rank's data in blocks of 512 B no other rank touches, no exchange", s.Domains, "rank %d", r)
 			require.Zero(t, s.BytesSent)
@@ -105,8 +106,8 @@ func TestOwnBlocksRun(t *testing.T) {
 	holes := make([]rankCase, 2)
 	for r := range holes {
 		a := byteView(t, []int{8, 8}, []int{16*r + 4, 16*(r+2) + 4})
-		a.Buf = fill(16, r)
-		holes[r] = rankCase{a, a.Buf}
+		a.Buf = reftest.Fill(16, r)
+		holes[r] = rankCase{Access: a, Data: a.Buf}
 	}
 	path := filepath.Join(t.TempDir(), "h")
 	stats, err := runCollective(t, path, holes, seq(2), 64, true, 0, func(j *coll.Job) {
@@ -114,7 +115,7 @@ func TestOwnBlocksRun(t *testing.T) {
 	})
 	require.NoError(t, err)
 	got, _ := os.ReadFile(path)
-	require.Equal(t, expectedFile(holes), got)
+	require.Equal(t, reftest.ExpectedFile(holes), got)
 	for _, s := range stats {
 		require.Contains(t, s.Domains, "own blocks")
 		require.Zero(t, s.RMW, "no read-modify-write")
@@ -131,7 +132,7 @@ func TestOwnBlocksNeedAggregators(t *testing.T) {
 	})
 	require.NoError(t, err)
 	got, _ := os.ReadFile(path)
-	require.Equal(t, expectedFile(cases), got)
+	require.Equal(t, reftest.ExpectedFile(cases), got)
 	require.NotContains(t, stats[0].Domains, "own blocks")
 }
 
@@ -183,8 +184,8 @@ func TestOwnBlocksHeldRuns(t *testing.T) {
 			}
 		}
 		a := byteView(t, lens, displs)
-		a.Buf = fill(int64(len(lens)), r)
-		cases[r] = rankCase{a, a.Buf}
+		a.Buf = reftest.Fill(int64(len(lens)), r)
+		cases[r] = rankCase{Access: a, Data: a.Buf}
 	}
 	own := func(j *coll.Job) { j.OwnGrid, j.Own = grid, reports(cases, grid) }
 	path := filepath.Join(t.TempDir(), "f")
@@ -194,7 +195,7 @@ func TestOwnBlocksHeldRuns(t *testing.T) {
 	})
 	require.NoError(t, err)
 	got, _ := os.ReadFile(path)
-	require.Equal(t, expectedFile(cases), got)
+	require.Equal(t, reftest.ExpectedFile(cases), got)
 	for r, s := range stats {
 		require.Contains(t, s.Domains, "own blocks", "rank %d", r)
 		require.Equal(t, (blocks+7)/8, s.Rounds, "rank %d", r)
