@@ -25,14 +25,36 @@ type strategy interface {
 	read(c *call) (int64, error)
 }
 
-// strategies is the registry: collio_strategy values that are available.
-var strategies = map[string]strategy{
-	hints.StrategyIndependent: independent{},
-	hints.StrategyTwoPhase:    twoPhase{},
-	hints.StrategyDynamic:     segmented{dynamic: true},
-	hints.StrategyStatic:      segmented{dynamic: false},
-	hints.StrategyTAM:         twoLayer{},
+// registration is one strategy in the registry: its collio_strategy
+// name, its implementation, and its selection predicate for step 6 of
+// the automatic table (as OMPIO's components answer a file query): the
+// priority it bids for a call's situation, 0 for none, and why. The
+// highest bid wins, the earlier entry on a tie; a nil query never bids
+// (the strategy is chosen by the table's earlier steps or by name).
+type registration struct {
+	name  string
+	impl  strategy
+	query func(s situation) (priority int, reason string)
 }
+
+// registry holds every available strategy. Adding one is a package and
+// an entry here.
+var registry = []registration{
+	{hints.StrategyIndependent, independent{}, nil},
+	{hints.StrategyTwoPhase, twoPhase{}, twoPhaseBid},
+	{hints.StrategyDynamic, segmented{dynamic: true}, dynamicBid},
+	{hints.StrategyStatic, segmented{dynamic: false}, nil},
+	{hints.StrategyTAM, twoLayer{}, tamBid},
+}
+
+// strategies is the registry by name.
+var strategies = func() map[string]strategy {
+	m := make(map[string]strategy, len(registry))
+	for _, r := range registry {
+		m[r.name] = r.impl
+	}
+	return m
+}()
 
 // Available returns the names of the strategies that can be chosen.
 func Available() []string {
@@ -122,6 +144,8 @@ func (s situation) density() float64 {
 //     tamRanksPerNode ranks per node on average, TAM, whose first layer
 //     cuts the messages each global aggregator receives from the number
 //     of ranks to the number of local aggregators.
+//     Each strategy states its part of this step as a bid in the
+//     registry (tamBid, twoPhaseBid, dynamicBid); the highest wins.
 //
 // The reason is recorded in the call's metrics and shown by
 // COLLIO_PRINT_HINTS=1.
@@ -166,19 +190,54 @@ func chooseStrategy(h *hints.Set, s situation) (name, reason string, err error) 
 	return hints.StrategyIndependent, "no interleaving between ranks", nil
 }
 
-// collectivePick is step 6 of the table.
+// collectivePick is step 6 of the table: the registry's highest bid.
 func collectivePick(s situation) (name, reason string) {
-	switch {
-	case s.nodes >= 2 && len(s.ranges) >= tamRanksPerNode*s.nodes:
-		return hints.StrategyTAM, fmt.Sprintf("%d ranks per node: two-layer aggregation (TAM)", len(s.ranges)/s.nodes)
-	case s.striped:
-		return hints.StrategyTwoPhase, "striped file system: two-phase, stripe-aligned domains"
-	case s.nodes == 1 && s.smallPieces():
-		return hints.StrategyTwoPhase, fmt.Sprintf("one node, %d pieces of %d bytes on average: two-phase merges them", s.pieces, s.meanPiece())
-	case s.nodes == 1:
-		return hints.StrategyDynamic, "one node, no striping: dynamic segmentation"
+	best := 0
+	for _, r := range registry {
+		if r.query == nil {
+			continue
+		}
+		if p, why := r.query(s); p > best {
+			best, name, reason = p, r.name, why
+		}
 	}
-	return hints.StrategyTwoPhase, "several nodes: two-phase"
+	return name, reason
+}
+
+// Bids of step 6, highest first: TAM with many ranks per node on several
+// nodes; two-phase on a striped file system, or on one node with tiny
+// pieces; dynamic segmentation on one node otherwise; two-phase anywhere.
+const (
+	bidTAM         = 40
+	bidTwoPhase    = 30
+	bidSegment     = 20
+	bidTwoPhaseAny = 10
+)
+
+func tamBid(s situation) (int, string) {
+	if s.nodes >= 2 && len(s.ranges) >= tamRanksPerNode*s.nodes {
+		return bidTAM, fmt.Sprintf("%d ranks per node: two-layer aggregation (TAM)", len(s.ranges)/s.nodes)
+	}
+	return 0, ""
+}
+
+func twoPhaseBid(s situation) (int, string) {
+	switch {
+	case s.striped:
+		return bidTwoPhase, "striped file system: two-phase, stripe-aligned domains"
+	case s.nodes == 1 && s.smallPieces():
+		return bidTwoPhase, fmt.Sprintf("one node, %d pieces of %d bytes on average: two-phase merges them", s.pieces, s.meanPiece())
+	case s.nodes == 1:
+		return bidTwoPhaseAny, "one node: two-phase"
+	}
+	return bidTwoPhaseAny, "several nodes: two-phase"
+}
+
+func dynamicBid(s situation) (int, string) {
+	if s.nodes == 1 && !s.striped {
+		return bidSegment, "one node, no striping: dynamic segmentation"
+	}
+	return 0, ""
 }
 
 // autoAggregators reports whether collio picks the aggregators of each
