@@ -383,10 +383,9 @@ func (f *File) timeIndependentIO() func() {
 	}
 }
 
-// twoPhase: ROMIO's extended two-phase collective buffering.
-type twoPhase struct{}
-
-func (twoPhase) job(c *call, write bool) *coll.Job {
+// job is the call's coll.Job for the collective strategies, from the
+// file's hints and layout and the call's access and aggregators.
+func (c *call) job(write bool) *coll.Job {
 	f := c.f
 	a := c.access
 	stripe := f.hints.Int(hints.StripingUnit) // as reported by the file system, else as asked
@@ -459,21 +458,24 @@ func (f *File) collectiveRMW() bool {
 	return f.sieves(true) && !(f.striped() && f.hints.Enum(hints.RomioLustreDSInColl) == hints.Disable)
 }
 
+// twoPhase: ROMIO's extended two-phase collective buffering.
+type twoPhase struct{}
+
 // Only aggregators touch the file, so ranks that deferred their open
 // (romio_no_indep_rw) take part without opening it; an aggregator of this
 // call that has not opened it yet opens it now.
-func (t twoPhase) write(c *call) error {
+func (twoPhase) write(c *call) error {
 	if err := c.openIfAggregator(); err != nil {
 		return err
 	}
-	return twophase.Write(t.job(c, true))
+	return twophase.Write(c.job(true))
 }
 
-func (t twoPhase) read(c *call) (int64, error) {
+func (twoPhase) read(c *call) (int64, error) {
 	if err := c.openIfAggregator(); err != nil {
 		return 0, err
 	}
-	return twophase.Read(t.job(c, false))
+	return twophase.Read(c.job(false))
 }
 
 func (c *call) openIfAggregator() error {
@@ -494,14 +496,14 @@ func (s segmented) write(c *call) error {
 	if err := c.openIfAggregator(); err != nil {
 		return err
 	}
-	return segment.Write(twoPhase{}.job(c, true), s.dynamic, c.f.overlap())
+	return segment.Write(c.job(true), s.dynamic, c.f.overlap())
 }
 
 func (s segmented) read(c *call) (int64, error) {
 	if err := c.openIfAggregator(); err != nil {
 		return 0, err
 	}
-	return segment.Read(twoPhase{}.job(c, false), s.dynamic, c.f.overlap())
+	return segment.Read(c.job(false), s.dynamic, c.f.overlap())
 }
 
 // tamRanksPerNode is how many ranks per node make the automatic table pick
@@ -520,12 +522,12 @@ func (t twoLayer) write(c *call) error {
 	if err := c.openIfAggregator(); err != nil {
 		return err
 	}
-	return tam.Write(twoPhase{}.job(c, true), t.config(c.f))
+	return tam.Write(c.job(true), t.config(c.f))
 }
 
 func (t twoLayer) read(c *call) (int64, error) {
 	if err := c.openIfAggregator(); err != nil {
 		return 0, err
 	}
-	return tam.Read(twoPhase{}.job(c, false), t.config(c.f))
+	return tam.Read(c.job(false), t.config(c.f))
 }
