@@ -1,10 +1,10 @@
 package tam
 
 import (
-	"math/rand/v2"
 	"testing"
 
 	"github.com/collio/collio/internal/coll"
+	"github.com/collio/collio/internal/reftest"
 )
 
 // BenchmarkLocalMerge: a local aggregator's merge of its members' lists
@@ -14,17 +14,7 @@ func BenchmarkLocalMerge(b *testing.B) {
 	for _, size := range []int{4, 16} {
 		b.Run(map[int]string{4: "4members", 16: "16members"}[size], func(b *testing.B) {
 			const pieces = 1 << 20
-			rng := rand.New(rand.NewPCG(1, 2))
-			lists := make([][]coll.Extent, size)
-			off := int64(0)
-			for i := 0; i < pieces; i += 2 {
-				s := rng.IntN(size)
-				for k := 0; k < 2; k++ {
-					n := int64(8 + rng.IntN(57))
-					lists[s] = append(lists[s], coll.Extent{Off: off, N: n})
-					off += n + int64(rng.IntN(2)) // some touch, some leave a hole
-				}
-			}
+			lists := reftest.E3SMLists(size, pieces, 1) // some touch, some leave a hole
 			var merged []coll.Entry
 			var runs []stretch
 			b.ReportMetric(0, "ns/op")

@@ -1,6 +1,8 @@
 package reftest
 
 import (
+	"math/rand/v2"
+
 	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/layout"
 	"pgregory.net/rapid"
@@ -83,4 +85,26 @@ func Vary(t *rapid.T, a coll.Access, skip int64, rank int) Case {
 	data := Fill(memLen, rank)
 	a.Buf = append([]byte(nil), data...)
 	return Case{Access: a, Data: data}
+}
+
+// E3SMLists is benchmark input for merges: pieces (offset, length)
+// requests of 8-64 bytes, two at a time from a random one of sources,
+// in file order, each followed by a hole of up to maxHole bytes, as
+// E3SM's flushes send an aggregator.
+func E3SMLists(sources, pieces, maxHole int) [][]coll.Extent {
+	rng := rand.New(rand.NewPCG(1, 2))
+	lists := make([][]coll.Extent, sources)
+	off := int64(0)
+	for i := 0; i < pieces; i += 2 {
+		s := rng.IntN(sources)
+		for k := 0; k < 2; k++ {
+			n := int64(8 + rng.IntN(57))
+			lists[s] = append(lists[s], coll.Extent{Off: off, N: n})
+			off += n
+			if maxHole > 0 {
+				off += int64(rng.IntN(maxHole + 1))
+			}
+		}
+	}
+	return lists
 }
