@@ -80,7 +80,7 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 	f.last.Strategy, f.last.Reason = name, reason
 	c.aggs = f.callAggregators(name)
 	c.deferred = name == hints.StrategyIndependent && f.defersAgreement() && !f.cached
-	s := strategies[name]
+	s := strategies[name].impl
 	var n int64
 	if write {
 		err = s.write(c)

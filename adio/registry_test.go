@@ -45,6 +45,7 @@ func TestRegistryNames(t *testing.T) {
 		require.False(t, seen[r.name], r.name)
 		seen[r.name] = true
 		require.NotNil(t, r.impl)
+		require.Equal(t, r.name, strategies[r.name].name)
 		h, err := hints.Resolve(map[string]string{hints.CollioStrategy: r.name}, hints.Options{Getenv: func(string) string { return "" }})
 		require.NoError(t, err, r.name)
 		require.Equal(t, r.name, h.Enum(hints.CollioStrategy))

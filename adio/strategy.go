@@ -26,32 +26,37 @@ type strategy interface {
 }
 
 // registration is one strategy in the registry: its collio_strategy
-// name, its implementation, and its selection predicate for step 6 of
-// the automatic table (as OMPIO's components answer a file query): the
-// priority it bids for a call's situation, 0 for none, and why. The
-// highest bid wins, the earlier entry on a tie; a nil query never bids
-// (the strategy is chosen by the table's earlier steps or by name).
+// name, its implementation, its selection predicate for step 6 of the
+// automatic table (as OMPIO's components answer a file query) and its
+// rule for automatic aggregators.
 type registration struct {
-	name  string
-	impl  strategy
+	name string
+	impl strategy
+	// query is the priority the strategy bids for a call's situation, 0
+	// for none, and why. The highest bid wins, the earlier entry on a
+	// tie; a nil query never bids (the strategy is chosen by the table's
+	// earlier steps or by name).
 	query func(s situation) (priority int, reason string)
+	// aggregators picks a call's aggregators when collio does (see
+	// callAggregators); nil keeps the open-time ones.
+	aggregators func(f *File) []int
 }
 
 // registry holds every available strategy. Adding one is a package and
-// an entry here.
+// an entry here (and its collio_strategy value in the hint table).
 var registry = []registration{
-	{hints.StrategyIndependent, independent{}, nil},
-	{hints.StrategyTwoPhase, twoPhase{}, twoPhaseBid},
-	{hints.StrategyDynamic, segmented{dynamic: true}, dynamicBid},
-	{hints.StrategyStatic, segmented{dynamic: false}, nil},
-	{hints.StrategyTAM, twoLayer{}, tamBid},
+	{name: hints.StrategyIndependent, impl: independent{}},
+	{name: hints.StrategyTwoPhase, impl: twoPhase{}, query: twoPhaseBid, aggregators: domainAggregators},
+	{name: hints.StrategyDynamic, impl: segmented{dynamic: true}, query: dynamicBid, aggregators: groupAggregators},
+	{name: hints.StrategyStatic, impl: segmented{dynamic: false}, aggregators: groupAggregators},
+	{name: hints.StrategyTAM, impl: twoLayer{}, query: tamBid},
 }
 
 // strategies is the registry by name.
-var strategies = func() map[string]strategy {
-	m := make(map[string]strategy, len(registry))
+var strategies = func() map[string]registration {
+	m := make(map[string]registration, len(registry))
 	for _, r := range registry {
-		m[r.name] = r.impl
+		m[r.name] = r
 	}
 	return m
 }()
@@ -252,35 +257,48 @@ func (f *File) autoAggregators() bool {
 
 // callAggregators returns the aggregators of a call with the given
 // strategy. With automatic aggregators: on a striped file system as many
-// as stripes times romio_lustre_co_ratio (as ROMIO-TAM and GIO do), and
-// for segmentation and two-phase on one node every rank (no network to
-// save: each rank writes its own group's, or its own domain's, data, and
-// an aggregator's own data never goes through the exchange); otherwise
-// those chosen at open from cb_nodes and cb_config_list (ROMIO: one per
-// node).
+// as stripes times romio_lustre_co_ratio (as ROMIO-TAM and GIO do), else
+// as the strategy's registry entry says; otherwise those chosen at open
+// from cb_nodes and cb_config_list (ROMIO: one per node).
 func (f *File) callAggregators(name string) []int {
 	if name == hints.StrategyIndependent || !f.autoAggregators() {
 		return f.aggs
 	}
-	n := f.comm.Size()
-	all := []hints.ConfigEntry{{Host: hints.AnyHost, Count: hints.AllProcs}}
-	switch {
-	case f.striped() && name != hints.StrategyIndependent:
+	if f.striped() {
 		k := f.layout.StripeCount * max(1, int(f.hints.Int(hints.RomioLustreCoRatio)))
-		aggs, _ := topo.Aggregators(f.nodes, min(n, k), all)
+		aggs, _ := topo.Aggregators(f.nodes, min(f.comm.Size(), k), allRanks)
 		return aggs
-	case (name == hints.StrategyDynamic || name == hints.StrategyStatic) && f.nodes.Count() == 1 && (situation{bytes: f.callBytes, pieces: f.callPieces}).smallPieces():
-		// A group per rank would write tiny pieces one system call
-		// each: the open-time aggregators (ROMIO's, one per node)
-		// merge them instead.
-		return f.aggs
-	case (name == hints.StrategyDynamic || name == hints.StrategyStatic || name == hints.StrategyTwoPhase) && f.nodes.Count() == 1:
-		aggs, _ := topo.Aggregators(f.nodes, n, all)
-		return aggs
-	case name == hints.StrategyDynamic || name == hints.StrategyStatic || name == hints.StrategyTwoPhase:
-		return f.aggs[:volumeAggregators(f.callBytes, f.hints.Int(hints.CollioBytesPerAgg), len(f.aggs))]
+	}
+	if pick := strategies[name].aggregators; pick != nil {
+		return pick(f)
 	}
 	return f.aggs
+}
+
+// allRanks is a cb_config_list that allows every rank.
+var allRanks = []hints.ConfigEntry{{Host: hints.AnyHost, Count: hints.AllProcs}}
+
+// domainAggregators is two-phase's rule: on one node every rank (no
+// network to save: each rank writes its own domain's data, and an
+// aggregator's own data never goes through the exchange), else one per
+// collio_bytes_per_agg bytes of the open-time ones.
+func domainAggregators(f *File) []int {
+	if f.nodes.Count() == 1 {
+		aggs, _ := topo.Aggregators(f.nodes, f.comm.Size(), allRanks)
+		return aggs
+	}
+	return f.aggs[:volumeAggregators(f.callBytes, f.hints.Int(hints.CollioBytesPerAgg), len(f.aggs))]
+}
+
+// groupAggregators is segmentation's rule: two-phase's, except on one
+// node with tiny pieces, where a group per rank would write them one
+// system call each: the open-time aggregators (ROMIO's, one per node)
+// merge them instead.
+func groupAggregators(f *File) []int {
+	if f.nodes.Count() == 1 && (situation{bytes: f.callBytes, pieces: f.callPieces}).smallPieces() {
+		return f.aggs
+	}
+	return domainAggregators(f)
 }
 
 // volumeAggregators is how many of limit aggregators a call moving total
