@@ -12,10 +12,9 @@
 //
 // The global layer is twophase's: the Job's Aggregators are the global
 // aggregators, and the file domains, rounds and per-round windows come from
-// the same exported functions (twophase.FileDomains/Rounds/Window, or
-// ActiveAggregators/StripeRounds/StripeWindow when Job.StripeCount > 0), so
-// TAM and two-phase agree on which aggregator writes which byte in which
-// round.
+// twophase.PlanDomains (even domains, or stripe-cyclic ones when
+// Job.StripeCount > 0), as two-phase's own rounds do, so TAM and two-phase
+// agree on which aggregator writes which byte in which round.
 //
 // # One round of a write
 //
@@ -273,23 +272,10 @@ func checkConfig(cfg Config, n int) error {
 	return nil
 }
 
-// plan is twophase's engine plan, through twophase's exported functions.
+// plan is twophase's plan of the global layer.
 func (r *run) plan() {
-	j, span := r.j, r.span
-	if j.StripeCount > 0 && j.Stripe > 0 {
-		active := twophase.ActiveAggregators(len(j.Aggregators), j.StripeCount, j.CoRatio)
-		r.aggs = j.Aggregators[:active]
-		r.rounds = twophase.StripeRounds(span, j.Stripe, active)
-		r.window = func(i, m int) coll.Range {
-			w, _ := twophase.StripeWindow(span, j.Stripe, active, i, m)
-			return w
-		}
-		return
-	}
-	r.aggs = j.Aggregators
-	domains := twophase.FileDomains(span, len(r.aggs), j.MinDomain, j.Stripe)
-	r.rounds = twophase.Rounds(domains, j.BufSize)
-	r.window = func(i, m int) coll.Range { return twophase.Window(domains[i], m, j.BufSize) }
+	d := twophase.PlanDomains(r.j, r.span)
+	r.aggs, r.rounds, r.window = d.Aggs, d.Rounds, d.Window
 }
 
 // local derives the local layer from the configuration.

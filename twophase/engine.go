@@ -148,24 +148,18 @@ func (e *engine) aggregator() bool { return e.domainOf != nil && e.domainOf[e.ra
 // BufSize bytes per round.
 func (e *engine) plan(span coll.Range) error {
 	j := e.j
-	if j.StripeCount > 0 && j.Stripe > 0 {
-		active := ActiveAggregators(len(j.Aggregators), j.StripeCount, j.CoRatio)
-		e.aggs = j.Aggregators[:active]
-		e.domains = make([]coll.Range, active)
-		for i := range e.domains {
-			e.domains[i] = span // each aggregator's stripes are spread over all of it
+	d := PlanDomains(j, span)
+	e.aggs, e.domains, e.rounds = d.Aggs, d.Domains, d.Rounds
+	e.window = func(i, m int, buf []coll.Range) []coll.Range {
+		if w := d.Window(i, m); !w.Empty() {
+			buf = append(buf, w)
 		}
-		e.rounds = StripeRounds(span, j.Stripe, active)
-		e.window = func(i, m int, buf []coll.Range) []coll.Range {
-			if w, ok := StripeWindow(span, j.Stripe, active, i, m); ok {
-				buf = append(buf, w)
-			}
-			return buf
-		}
+		return buf
+	}
+	if d.Striped {
 		e.stats.Domains = "stripe_cyclic"
 		return nil
 	}
-	e.aggs = j.Aggregators
 	if e.planOwn(span) {
 		return nil
 	}
@@ -175,14 +169,6 @@ func (e *engine) plan(span coll.Range) error {
 			return err
 		}
 		note = " (" + e.stats.Domains + ")"
-	}
-	e.domains = FileDomains(span, len(e.aggs), j.MinDomain, j.Stripe)
-	e.rounds = Rounds(e.domains, j.BufSize)
-	e.window = func(i, m int, buf []coll.Range) []coll.Range {
-		if w := Window(e.domains[i], m, j.BufSize); !w.Empty() {
-			buf = append(buf, w)
-		}
-		return buf
 	}
 	e.stats.Domains = "even" + note
 	if j.Stripe > 0 {

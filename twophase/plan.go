@@ -65,3 +65,48 @@ func Window(d coll.Range, m int, bufSize int64) coll.Range {
 	}
 	return coll.Range{Start: lo, End: min(d.End, lo+bufSize)}
 }
+
+// Domains is the aggregators' file domains and their windows per round,
+// by ROMIO's rules: stripe-cyclic when the job has a StripeCount and a
+// Stripe (as ROMIO's Lustre driver: see ActiveAggregators, StripeWindow),
+// else even domains with inner edges on stripe boundaries (FileDomains,
+// Window). TAM's global layer plans with it too, so TAM and two-phase
+// agree on which aggregator moves which byte in which round.
+type Domains struct {
+	Aggs    []int        // the aggregators taking part, in domain order
+	Domains []coll.Range // each one's domain (stripe-cyclic: all of the span)
+	Rounds  int
+	Striped bool // stripe-cyclic
+
+	span            coll.Range
+	stripe, bufSize int64
+}
+
+// PlanDomains plans j's domains over span.
+func PlanDomains(j *coll.Job, span coll.Range) *Domains {
+	d := &Domains{span: span, stripe: j.Stripe, bufSize: j.BufSize}
+	if j.StripeCount > 0 && j.Stripe > 0 {
+		active := ActiveAggregators(len(j.Aggregators), j.StripeCount, j.CoRatio)
+		d.Aggs, d.Striped = j.Aggregators[:active], true
+		d.Domains = make([]coll.Range, active)
+		for i := range d.Domains {
+			d.Domains[i] = span // each aggregator's stripes are spread over all of it
+		}
+		d.Rounds = StripeRounds(span, j.Stripe, active)
+		return d
+	}
+	d.Aggs = j.Aggregators
+	d.Domains = FileDomains(span, len(d.Aggs), j.MinDomain, j.Stripe)
+	d.Rounds = Rounds(d.Domains, j.BufSize)
+	return d
+}
+
+// Window is the range aggregator i handles in round m, empty when it has
+// none.
+func (d *Domains) Window(i, m int) coll.Range {
+	if d.Striped {
+		w, _ := StripeWindow(d.span, d.stripe, len(d.Aggs), i, m)
+		return w
+	}
+	return Window(d.Domains[i], m, d.bufSize)
+}
