@@ -1,6 +1,7 @@
 package collio_test
 
 import (
+	"bytes"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -119,6 +120,66 @@ func TestDeferredMismatchAtSync(t *testing.T) {
 		_, err = f.WriteAtAll(buf, int64(64*r))
 		together(t, c, err, "write after the mismatch")
 		together(t, c, f.Sync(), "sync after matching calls")
+		together(t, c, f.Close(), "close")
+	})
+}
+
+// The automatic choice learns a repeating pattern: after two agreed calls
+// of one direction chose independent I/O, the following calls skip the
+// entry Allgather, and every 16th call agrees again. The data is checked,
+// a mismatch made while skipping is reported at the next sync, and a new
+// view starts the learning again.
+func TestAutomaticRepeatsIndependent(t *testing.T) {
+	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+		p, r := c.Size(), c.Rank()
+		path := filepath.Join(mpitest.TempDir(t, c), "f")
+		const piece = 8 << 10 // above the small-piece rule, so independent
+		const calls = 40
+		f, err := collio.Open(c, path, collio.ModeCreate|collio.ModeRdWr, collio.Hints{"collio_collective_timeout": "15"})
+		together(t, c, err, "open")
+		if err != nil {
+			return
+		}
+		agreed := func(i int) bool { return i < 2 || (i-2)%16 == 15 }
+		for i := range calls {
+			_, err := f.WriteAtAll(pattern(piece, r, i), int64((i*p+r)*piece))
+			together(t, c, err, "write %d", i)
+			last, _ := f.Stats()
+			repeated := strings.Contains(last.Reason, "repeated without inter-rank communication")
+			if last.Strategy != "independent" || repeated == agreed(i) {
+				t.Errorf("write %d: strategy %s, reason %q; want an agreed call: %v", i, last.Strategy, last.Reason, agreed(i))
+			}
+		}
+		for i := range calls {
+			got := make([]byte, piece)
+			_, err := f.ReadAtAll(got, int64((i*p+r)*piece))
+			together(t, c, err, "read %d", i)
+			if !bytes.Equal(got, pattern(piece, r, i)) {
+				t.Errorf("read %d: data differs", i)
+			}
+			last, _ := f.Stats()
+			if repeated := strings.Contains(last.Reason, "repeated"); repeated == agreed(i) {
+				t.Errorf("read %d: reason %q; want an agreed call: %v", i, last.Reason, agreed(i))
+			}
+		}
+		if p > 1 {
+			// Writes are in their skipping phase (40 calls: the last
+			// agreed was call 33): a rank that reads instead is caught at
+			// the sync.
+			if r == 0 {
+				_, err = f.ReadAtAll(make([]byte, piece), 0)
+			} else {
+				_, err = f.WriteAtAll(pattern(piece, r, 99), int64(r*piece))
+			}
+			together(t, c, err, "mismatched calls while skipping")
+			expectError(t, c, f.Sync(), collio.ErrNotSame, "sync after the mismatch", true)
+		}
+		together(t, c, f.SetView(0, collio.Byte, collio.Byte, nil), "set_view")
+		_, err = f.WriteAtAll(pattern(piece, r, 0), int64(r*piece))
+		together(t, c, err, "write after set_view")
+		if last, _ := f.Stats(); strings.Contains(last.Reason, "repeated") {
+			t.Errorf("the first call after set_view repeated: %q", last.Reason)
+		}
 		together(t, c, f.Close(), "close")
 	})
 }

@@ -1,7 +1,6 @@
 package adio
 
 import (
-	"encoding/binary"
 	"fmt"
 	"time"
 
@@ -61,25 +60,28 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 	if reason, ok := f.noAgreement(write); ok {
 		return f.unsynchronized(op, write, reason, v, a, off, advance, start)
 	}
+	if reason, ok := f.repeatsIndependent(write); ok {
+		return f.unsynchronized(op, write, reason, v, a, off, advance, start)
+	}
 	c := &call{f: f, op: op, view: v, access: a, off: off}
-	ranges, pending, err := f.enter(op, write, v, a, off, f.checkTransfer(op, v, a, off, write))
+	pending, err := f.enter(c, write, f.checkTransfer(op, v, a, off, write))
 	if err != nil {
 		return 0, err
 	}
 	if pending != nil {
-		if err := f.drainCached(op, write, ranges, pending); err != nil {
+		if err := f.drainCached(op, write, c.ranges, pending); err != nil {
 			return 0, err
 		}
 	}
-	c.ranges = ranges
 	// Every rank evaluates the table on the same inputs: no agreement needed.
-	name, reason, err := chooseStrategy(f.hints, situation{write: write, ranges: ranges, nodes: f.nodes.Count(), striped: f.striped(), sieve: f.sieves(write), bytes: f.callBytes, pieces: f.callPieces})
+	name, reason, err := chooseStrategy(&f.cfg, situation{write: write, ranges: c.ranges, nodes: f.nodes.Count(), striped: f.striped(), sieve: f.sieves(write), bytes: c.bytes, pieces: c.pieces})
 	if err != nil {
 		return 0, ioerr.Wrap(err, op, f.path, -1) // the same text on every rank
 	}
 	f.last.Strategy, f.last.Reason = name, reason
-	c.aggs = f.callAggregators(name)
+	c.aggs = c.aggregators(name)
 	c.deferred = name == hints.StrategyIndependent && f.defersAgreement() && !f.cached
+	f.learn(write, c.deferred)
 	s := strategies[name].impl
 	var n int64
 	if write {
@@ -122,7 +124,7 @@ func (f *File) finishCall(v View, off, n int64, advance bool, start time.Time) {
 
 // defersAgreement reports whether collio_error_agreement is deferred.
 func (f *File) defersAgreement() bool {
-	return f.hints.Enum(hints.CollioErrorAgreement) == hints.AgreeDeferred
+	return f.cfg.deferAgreement
 }
 
 // noAgreement reports whether collective transfers of this direction
@@ -135,20 +137,72 @@ func (f *File) noAgreement(write bool) (reason string, ok bool) {
 	if !f.defersAgreement() || f.cached {
 		return "", false
 	}
-	switch st := f.hints.Enum(hints.CollioStrategy); {
+	switch st := f.cfg.strategy; {
 	case st == hints.StrategyIndependent:
 		return "collio_strategy=independent; no inter-rank communication (collio_error_agreement=deferred)", true
-	case st != hints.StrategyAuto || f.hints.Bool(hints.RomioNoIndepRW):
+	case st != hints.StrategyAuto || f.cfg.noIndepRW:
 		return "", false
 	}
 	key := hints.RomioCBRead
 	if write {
 		key = hints.RomioCBWrite
 	}
-	if f.hints.Enum(key) != hints.Disable {
+	if f.cfg.cb[direction(write)] != hints.Disable {
 		return "", false
 	}
 	return key + "=disable; no inter-rank communication (collio_error_agreement=deferred)", true
+}
+
+// How the automatic choice learns a repeating pattern: after
+// independentStreak agreed calls in a row (of one direction) ran
+// independent I/O with no agreement, the next calls of that direction do
+// so without the entry Allgather, and every recheckEvery-th call makes it
+// again to see whether the ranks' pattern still holds.
+const (
+	independentStreak = 2
+	recheckEvery      = 16
+)
+
+// learn records whether the automatic choice of an agreed call was
+// independent I/O with no agreement. Every rank records the same, since
+// the choice was made on the same inputs everywhere.
+func (f *File) learn(write, independent bool) {
+	d := direction(write)
+	f.skipped[d] = 0
+	if independent {
+		f.streak[d]++
+	} else {
+		f.streak[d] = 0
+	}
+}
+
+// repeatsIndependent reports whether this call goes the way the last
+// agreed calls of its direction went: independent I/O with no inter-rank
+// communication, as with romio_cb_write=disable. The choice is made from
+// what every rank knows alike (the agreed history and the count of calls
+// since), never from this rank's arguments, so all ranks skip the
+// Allgather together. Independent I/O is correct for any pattern
+// (unsynchronized takes locks where some rank could read-modify-write);
+// a pattern that changed, and that two-phase would serve better, waits
+// at most recheckEvery-1 calls for the next agreed call.
+func (f *File) repeatsIndependent(write bool) (string, bool) {
+	d := direction(write)
+	if f.streak[d] < independentStreak || f.skipped[d] >= recheckEvery-1 {
+		return "", false
+	}
+	f.skipped[d]++
+	return fmt.Sprintf("the last %d agreed calls chose independent I/O: repeated without inter-rank communication (every %dth call checks again)", f.streak[d], recheckEvery), true
+}
+
+// forgetPattern restarts the learning of repeatsIndependent: a new view,
+// hints or atomic mode may change the choice.
+func (f *File) forgetPattern() { f.streak, f.skipped = [2]int{}, [2]int{} }
+
+func direction(write bool) int {
+	if write {
+		return 1
+	}
+	return 0
 }
 
 // unsynchronized runs a collective transfer with no inter-rank
@@ -196,104 +250,91 @@ func sameCollective(a, b int64) bool { return a%2 == b%2 }
 // E10 cache, the range of each rank's data not copied yet (pending), and
 // for writes whether any rank may sieve (else independent writes need no
 // locks).
-func (f *File) enter(op string, write bool, v View, a Access, off int64, local error) (ranges, pending []coll.Range, err error) {
+func (f *File) enter(c *call, write bool, local error) (pending []coll.Range, err error) {
 	defer metrics.Timer(&f.last.Plan)()
-	var mine coll.Range
+	v, a, off, op := c.view, c.access, c.off, c.op
+	mine := entryRecord{op: opCodes[op], seq: f.seq, bytes: a.Size(), own: coll.OwnBlocks{Count: -1}, digest: f.digest}
 	if local == nil && a.Size() > 0 {
 		s, e, err := fileRange(v, off*v.Etype.Size(), a.Size())
 		if err != nil {
 			local = f.wrap(err, op)
 		}
-		mine = coll.Range{Start: s, End: e}
+		mine.rng = coll.Range{Start: s, End: e}
 	}
-	f.callBytes, f.callPieces, f.callOwn, f.callNoSieve = 0, 0, nil, false
-	var pieces int64
 	if local == nil {
-		pieces = metrics.PiecesOf(v.Filetype, off*v.Etype.Size(), a.Size())
+		mine.pieces = metrics.PiecesOf(v.Filetype, off*v.Etype.Size(), a.Size())
 	}
-	rec := []int64{opCodes[op], f.seq, mine.Start, mine.End, 0, 0, 0, a.Size(), 0, -1, 0, 0, int64(f.digest), pieces}
-	if local != nil || f.owed != nil {
-		rec[4] = 1 // a bad argument here, or an error owed by an earlier call
-	}
+	mine.bad = local != nil || f.owed != nil
 	report := local == nil && f.reportsOwnBlocks()
 	if report {
-		o := twophase.CountOwnBlocks(coll.Access{Disp: v.Disp, Filetype: v.Filetype, DataStart: off * v.Etype.Size(), Size: a.Size()}, f.ownGrid())
-		rec[9], rec[10] = o.Count, int64(o.Hash)
+		mine.own = twophase.CountOwnBlocks(coll.Access{Disp: v.Disp, Filetype: v.Filetype, DataStart: off * v.Etype.Size(), Size: a.Size()}, f.ownGrid())
 	}
-	if write && (local != nil || f.mayWriteSieve(v, a, off)) {
-		rec[11] = 1
-	}
+	mine.maySieve = write && (local != nil || f.mayWriteSieve(v, a, off))
 	if f.cached && f.f != nil {
-		rec[5], rec[6] = cache.Pending(f.f)
-		if cache.FellBack(f.f) {
-			rec[8] = 1
-		}
+		mine.pending.Start, mine.pending.End = cache.Pending(f.f)
+		mine.fellBack = cache.FellBack(f.f)
 	}
-	const width = 14
+	const width = 8 * entryWords
 	// The record buffers live as long as the file: a call allocates none.
-	if len(f.entryAll) != 8*width*(1+f.comm.Size()) {
-		f.entryAll = make([]byte, 8*width*(1+f.comm.Size()))
+	if len(f.entryAll) != width*(1+f.comm.Size()) {
+		f.entryAll = make([]byte, width*(1+f.comm.Size()))
 	}
-	send, all := f.entryAll[:8*width], f.entryAll[8*width:]
-	for i, x := range rec {
-		binary.LittleEndian.PutUint64(send[8*i:], uint64(x))
-	}
-	timeout := time.Duration(f.hints.Int(hints.CollioCollectiveTimeout)) * time.Second
-	if err := agree.AllgatherWithin(f.comm, send, all, timeout, op); err != nil {
+	send, all := f.entryAll[:width], f.entryAll[width:]
+	mine.encode(send)
+	if err := agree.AllgatherWithin(f.comm, send, all, f.cfg.collectiveTimeout, op); err != nil {
 		f.broken = ioerr.Wrap(err, op, f.path, f.rank())
-		return nil, nil, f.broken
+		return nil, f.broken
 	}
-	field := func(r, i int) int64 { return int64(binary.LittleEndian.Uint64(all[8*(width*r+i):])) }
+	rec := func(r int) entryRecord { return decodeEntry(all[width*r:]) }
+	first := rec(0)
 	// Whatever this call's outcome, the ranks now share rank 0's digest:
 	// a mismatch is reported once, not again at every later call.
-	f.digest = uint64(field(0, 12))
-	failed := false
-	for r := 0; r < f.comm.Size(); r++ {
-		failed = failed || field(r, 4) != 0
-	}
-	if failed {
-		return nil, nil, f.agree(op, local)
-	}
-	ranges = make([]coll.Range, f.comm.Size())
-	for r := range ranges {
-		if sameCollective(field(r, 0), field(0, 0)) && field(r, 1) == field(0, 1) && field(r, 12) != field(0, 12) {
-			return nil, nil, &ioerr.Error{Class: ioerr.ErrNotSame, Op: opName(field(0, 0)), Path: f.path, Rank: -1,
-				Msg: fmt.Sprintf("ranks made different collective calls before this one (call %d): rank 0 and rank %d wrote and read in a different order", field(0, 1), r)}
+	f.digest = first.digest
+	n := f.comm.Size()
+	for r := range n {
+		if rec(r).bad {
+			return nil, f.agree(op, local)
 		}
-		if !sameCollective(field(r, 0), field(0, 0)) || field(r, 1) != field(0, 1) {
-			// Worded from rank 0's side so every rank reports the same.
-			return nil, nil, &ioerr.Error{Class: ioerr.ErrNotSame, Op: opName(field(0, 0)), Path: f.path, Rank: -1,
-				Msg: fmt.Sprintf("ranks are in different collective calls: rank 0 is in %s (call %d), rank %d in %s (call %d)",
-					opName(field(0, 0)), field(0, 1), r, opName(field(r, 0)), field(r, 1))}
-		}
-		ranges[r] = coll.Range{Start: field(r, 2), End: field(r, 3)}
-		f.callBytes += field(r, 7)
-		f.callPieces += field(r, 13)
 	}
-	f.callNoSieve = write
-	for r := range ranges {
-		f.callNoSieve = f.callNoSieve && field(r, 11) == 0
-	}
+	c.ranges = make([]coll.Range, n)
+	c.noSieve = write
 	if report {
-		f.callOwn = make([]coll.OwnBlocks, len(ranges))
-		for r := range f.callOwn {
-			f.callOwn[r] = coll.OwnBlocks{Count: field(r, 9), Hash: uint64(field(r, 10))}
-		}
+		c.own = make([]coll.OwnBlocks, n)
 	}
 	if f.cached {
-		pending = make([]coll.Range, f.comm.Size())
-		fell := -1
-		for r := range pending {
-			pending[r] = coll.Range{Start: field(r, 5), End: field(r, 6)}
-			if fell < 0 && field(r, 8) != 0 {
+		pending = make([]coll.Range, n)
+	}
+	fell := -1
+	for r := range n {
+		e := rec(r)
+		if sameCollective(e.op, first.op) && e.seq == first.seq && e.digest != first.digest {
+			return nil, &ioerr.Error{Class: ioerr.ErrNotSame, Op: opName(first.op), Path: f.path, Rank: -1,
+				Msg: fmt.Sprintf("ranks made different collective calls before this one (call %d): rank 0 and rank %d wrote and read in a different order", first.seq, r)}
+		}
+		if !sameCollective(e.op, first.op) || e.seq != first.seq {
+			// Worded from rank 0's side so every rank reports the same.
+			return nil, &ioerr.Error{Class: ioerr.ErrNotSame, Op: opName(first.op), Path: f.path, Rank: -1,
+				Msg: fmt.Sprintf("ranks are in different collective calls: rank 0 is in %s (call %d), rank %d in %s (call %d)",
+					opName(first.op), first.seq, r, opName(e.op), e.seq)}
+		}
+		c.ranges[r] = e.rng
+		c.bytes += e.bytes
+		c.pieces += e.pieces
+		c.noSieve = c.noSieve && !e.maySieve
+		if report {
+			c.own[r] = e.own
+		}
+		if f.cached {
+			pending[r] = e.pending
+			if fell < 0 && e.fellBack {
 				fell = r
 			}
 		}
-		if fell >= 0 {
-			f.cacheFellBack(fell)
-		}
 	}
-	return ranges, pending, nil
+	if fell >= 0 {
+		f.cacheFellBack(fell)
+	}
+	return pending, nil
 }
 
 // cacheFellBack follows a rank whose E10 cache gave up (a reservation or
@@ -308,7 +349,7 @@ func (f *File) cacheFellBack(first int) {
 	if !f.cacheOff {
 		f.cacheOff = true
 		if set, err := f.hints.With(hints.E10Cache, hints.Disable); err == nil {
-			f.hints = set // Info() tells the truth, as after a failed open
+			f.setHints(set) // Info() tells the truth, as after a failed open
 		}
 		if f.rank() == 0 {
 			fmt.Fprintf(f.stderr, "collio: warning: e10_cache: rank %d's cache could not take a write; every rank writes %s directly from now on\n", first, f.path)

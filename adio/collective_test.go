@@ -62,7 +62,7 @@ func TestChooseStrategy(t *testing.T) {
 		for _, r := range tc.ranges {
 			bytes += r.End - r.Start
 		}
-		name, reason, err := chooseStrategy(h, situation{write: tc.write, ranges: tc.ranges, nodes: tc.at.nodes, striped: tc.at.striped, sieve: sieve, bytes: bytes})
+		name, reason, err := chooseStrategy(ptr(newConfig(h)), situation{write: tc.write, ranges: tc.ranges, nodes: tc.at.nodes, striped: tc.at.striped, sieve: sieve, bytes: bytes})
 		require.NoError(t, err)
 		require.Equal(t, tc.want, name, "hints %v write %v at %+v: %s", tc.h, tc.write, tc.at, reason)
 		require.NotEmpty(t, reason)
@@ -71,7 +71,7 @@ func TestChooseStrategy(t *testing.T) {
 	h, _ := hints.Resolve(nil, hints.Options{Getenv: func(string) string { return "" }})
 	// Sparse interleaving on one node: sieving would move 100 times the
 	// data, so two-phase instead.
-	name, reason, err := chooseStrategy(h, situation{write: true, ranges: sparse, nodes: 1, sieve: true, bytes: 20})
+	name, reason, err := chooseStrategy(ptr(newConfig(h)), situation{write: true, ranges: sparse, nodes: 1, sieve: true, bytes: 20})
 	require.NoError(t, err)
 	require.Equal(t, "twophase", name, reason)
 	// 16 ranks finely interleaved over the whole range (density 1/16):
@@ -84,17 +84,17 @@ func TestChooseStrategy(t *testing.T) {
 		for r := range all {
 			all[r] = coll.Range{Start: int64(r), End: 1000 + int64(r)}
 		}
-		name, reason, _ := chooseStrategy(h, situation{write: true, ranges: all, nodes: 1, sieve: true, bytes: 1000})
+		name, reason, _ := chooseStrategy(ptr(newConfig(h)), situation{write: true, ranges: all, nodes: 1, sieve: true, bytes: 1000})
 		require.Equal(t, tc.want, name, "%d ranks: %s", tc.ranks, reason)
 	}
 	wide := make([]coll.Range, 64)
 	for r := range wide {
 		wide[r] = coll.Range{Start: int64(r), End: int64(r + 10)}
 	}
-	name, _, err = chooseStrategy(h, situation{write: true, ranges: wide, nodes: 2})
+	name, _, err = chooseStrategy(ptr(newConfig(h)), situation{write: true, ranges: wide, nodes: 2})
 	require.NoError(t, err)
 	require.Equal(t, "tam", name)
-	name, _, _ = chooseStrategy(h, situation{write: true, ranges: wide, nodes: 8})
+	name, _, _ = chooseStrategy(ptr(newConfig(h)), situation{write: true, ranges: wide, nodes: 8})
 	require.Equal(t, "twophase", name, "8 ranks per node are too few for TAM")
 	// Collective buffering on one node: segmentation, unless the pieces
 	// are tiny (E3SM's), which two-phase merges.
@@ -103,7 +103,7 @@ func TestChooseStrategy(t *testing.T) {
 		pieces int64
 		want   string
 	}{{0, "dynamic"}, {2, "dynamic"}, {20000, "twophase"}} {
-		name, reason, _ := chooseStrategy(enable, situation{write: true, ranges: apart, nodes: 1, bytes: 20 << 10, pieces: tc.pieces})
+		name, reason, _ := chooseStrategy(ptr(newConfig(enable)), situation{write: true, ranges: apart, nodes: 1, bytes: 20 << 10, pieces: tc.pieces})
 		require.Equal(t, tc.want, name, "%d pieces: %s", tc.pieces, reason)
 	}
 }
@@ -275,3 +275,5 @@ func TestAggregatorsFollowVolume(t *testing.T) {
 		}
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

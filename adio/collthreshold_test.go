@@ -44,7 +44,7 @@ func TestCollThresholdChoice(t *testing.T) {
 	} {
 		h, err := hints.Resolve(tc.h, hints.Options{Getenv: func(string) string { return "" }})
 		require.NoError(t, err)
-		name, reason, err := chooseStrategy(h, situation{write: tc.write, ranges: tc.ranges, nodes: 2, striped: tc.striped, sieve: true, bytes: bytes, pieces: tc.pieces})
+		name, reason, err := chooseStrategy(ptr(newConfig(h)), situation{write: tc.write, ranges: tc.ranges, nodes: 2, striped: tc.striped, sieve: true, bytes: bytes, pieces: tc.pieces})
 		require.NoError(t, err)
 		require.Equal(t, tc.want, name, "%v write %v striped %v pieces %d: %s", tc.h, tc.write, tc.striped, tc.pieces, reason)
 		if i < 3 { // the threshold decided

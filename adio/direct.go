@@ -22,10 +22,10 @@ func (f *File) noteDirect() {
 	}
 	st, ok := driver.DirectOf(f.f)
 	var missing []string
-	if f.hints.Bool(hints.DirectRead) && !st.Read {
+	if f.cfg.direct[0] && !st.Read {
 		missing = append(missing, hints.DirectRead)
 	}
-	if f.hints.Bool(hints.DirectWrite) && !st.Write {
+	if f.cfg.direct[1] && !st.Write {
 		missing = append(missing, hints.DirectWrite)
 	}
 	if len(missing) == 0 {
@@ -41,6 +41,6 @@ func (f *File) noteDirect() {
 			set = s
 		}
 	}
-	f.hints = set.WithWarning(fmt.Sprintf("%s: O_DIRECT cannot be used for %s (%s); it is read and written through the page cache",
-		strings.Join(missing, ", "), f.path, why))
+	f.setHints(set.WithWarning(fmt.Sprintf("%s: O_DIRECT cannot be used for %s (%s); it is read and written through the page cache",
+		strings.Join(missing, ", "), f.path, why)))
 }

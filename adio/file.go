@@ -17,6 +17,7 @@ import (
 	"github.com/collio/collio/internal/agree"
 	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
+	"github.com/collio/collio/internal/commpool"
 	"github.com/collio/collio/internal/ioerr"
 	"github.com/collio/collio/layout"
 	"github.com/collio/collio/metrics"
@@ -29,18 +30,22 @@ import (
 // Independent methods may be called by any rank alone. A File is meant to be
 // used by one goroutine per rank at a time, like an MPI file handle.
 type File struct {
-	comm  comm.Comm // private duplicate of the caller's communicator
-	path  string    // as given by the caller (with any driver prefix)
-	fpath string    // path handed to the driver
+	comm  comm.Comm       // private duplicate of the caller's communicator
+	entry *commpool.Entry // comm and what is kept with it
+	pool  *commpool.Pool  // the caller's communicator's pool, nil if it has none
+	path  string          // as given by the caller (with any driver prefix)
+	fpath string          // path handed to the driver
 	drv   driver.Driver
 	f     driver.File // nil until opened on ranks that defer their open (romio_no_indep_rw)
 	mode  Mode
 	hints *hints.Set
+	cfg   config // f.hints resolved; set both with setHints
 
-	nodes  topo.Nodes    // which node each rank runs on
-	aggs   []int         // collective-buffering aggregators, in file-domain order
-	layout driver.Layout // striping, as the file system reports it
-	dopts  driver.OpenOptions
+	configList []hints.ConfigEntry // cb_config_list, parsed
+	nodes      topo.Nodes          // which node each rank runs on
+	aggs       []int               // collective-buffering aggregators, in file-domain order
+	layout     driver.Layout       // striping, as the file system reports it
+	dopts      driver.OpenOptions
 
 	mu     sync.Mutex // guards the fields below against misuse from several goroutines
 	view   View
@@ -61,6 +66,11 @@ type File struct {
 	// no rank can read-modify-write another's bytes: independent writes
 	// need no locks, with or without a barrier after them.
 	viewsContiguous bool
+	// streak counts, per direction (read, write), the agreed collective
+	// calls in a row whose automatic choice was independent I/O with no
+	// agreement; skipped the calls since that went the same way without
+	// agreeing (repeatsIndependent).
+	streak, skipped [2]int
 	// entryAll holds a collective transfer's entry record and every
 	// rank's, reused from call to call.
 	entryAll []byte
@@ -74,19 +84,6 @@ type File struct {
 	// cached is true on every rank when the E10 cache is in use
 	// (openCache): this rank's driver file, if open, is a *cache.File.
 	cached bool
-	// callBytes is the data all ranks move in the current collective call
-	// (from its entry Allgather).
-	callBytes int64
-	// callPieces estimates the file pieces all ranks access in the
-	// current collective call (metrics.PiecesOf, from the entry records).
-	callPieces int64
-	// callOwn is every rank's own-blocks report in the current call (nil
-	// when the entry record carried none; see coll.OwnBlocks).
-	callOwn []coll.OwnBlocks
-	// callNoSieve: the current call writes and no rank's part may be
-	// read-modify-written (mayWriteSieve), so independent writes need no
-	// byte-range locks even where the ranks' ranges interleave.
-	callNoSieve bool
 	// cacheOff: some rank's cache gave up after open and every rank
 	// writes through (cacheFellBack).
 	cacheOff bool

@@ -99,9 +99,9 @@ func (f *File) lockAtomic(v View, a Access, off int64, exclusive bool) (func(), 
 // the file can be read (not write-only, no E10 cache).
 func (f *File) sieves(write bool) bool {
 	if write {
-		return f.dsWriteOK && f.hints.Enum(hints.RomioDSWrite) != hints.Disable
+		return f.dsWriteOK && f.cfg.ds[1] != hints.Disable
 	}
-	return f.hints.Enum(hints.RomioDSRead) != hints.Disable
+	return f.cfg.ds[0] != hints.Disable
 }
 
 // writeAt writes a at off through view v. alone tells that no other rank
@@ -136,8 +136,8 @@ func (f *File) writeAt(op string, v View, a Access, off int64, alone bool) (int6
 		f:         f.f,
 		mem:       a.Buf,
 		sieve:     f.sieves(true),
-		autoSieve: f.hints.Enum(hints.RomioDSWrite) == hints.Automatic,
-		bufSize:   f.hints.Int(hints.IndWrBufferSize),
+		autoSieve: f.cfg.ds[1] == hints.Automatic,
+		bufSize:   f.cfg.indBufSize[1],
 		lock:      !atomic && !alone,
 	}
 	err := walk(v, a, off, func(p piece) error { return b.add(p, b.flushWrite) })
@@ -177,8 +177,8 @@ func (f *File) readAt(op string, v View, a Access, off int64) (int64, error) {
 		f:         f.f,
 		mem:       a.Buf,
 		sieve:     f.sieves(false),
-		autoSieve: f.hints.Enum(hints.RomioDSRead) == hints.Automatic,
-		bufSize:   f.hints.Int(hints.IndRdBufferSize),
+		autoSieve: f.cfg.ds[0] == hints.Automatic,
+		bufSize:   f.cfg.indBufSize[0],
 	}
 	var got int64
 	err := walk(v, a, off, func(p piece) error { return b.add(p, func() error { return b.flushRead(&got) }) })

@@ -127,6 +127,7 @@ func (f *File) SetAtomicity(on bool) error {
 	}
 	f.mu.Lock()
 	f.atomic = on
+	f.forgetPattern()
 	f.mu.Unlock()
 	return nil
 }
@@ -163,7 +164,7 @@ func (f *File) Close() error {
 		}
 		err = f.agree("close", derr)
 	}
-	if ferr := f.comm.Free(); err == nil && ferr != nil {
+	if ferr := f.leaveComm(); err == nil && ferr != nil {
 		err = f.wrap(ferr, "close")
 	}
 	return err

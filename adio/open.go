@@ -1,7 +1,6 @@
 package adio
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -13,7 +12,9 @@ import (
 	"github.com/collio/collio/cache"
 	"github.com/collio/collio/driver"
 	"github.com/collio/collio/hints"
+	"github.com/collio/collio/internal/agree"
 	"github.com/collio/collio/internal/comm"
+	"github.com/collio/collio/internal/commpool"
 	"github.com/collio/collio/internal/ioerr"
 	"github.com/collio/collio/topo"
 )
@@ -49,28 +50,30 @@ func Open(c comm.Comm, path string, mode Mode, opts OpenOptions) (*File, error) 
 	if stderr == nil {
 		stderr = os.Stderr
 	}
-	// A private communicator keeps collio's messages apart from the
-	// application's, as ROMIO does.
-	dc, err := c.Dup()
-	if err != nil {
-		return nil, ioerr.Wrap(err, "open", path, c.Rank())
-	}
-	f := &File{comm: shaped(dc), path: path, mode: mode, view: DefaultView(), viewsContiguous: true, dsWriteOK: true, stderr: stderr}
-	if err := f.open(opts, getenv); err != nil {
-		dc.Free()
+	f := &File{comm: shaped(c), path: path, mode: mode, view: DefaultView(), viewsContiguous: true, dsWriteOK: true, stderr: stderr}
+	if err := f.open(c, opts, getenv); err != nil {
+		if f.entry != nil {
+			f.leaveComm()
+		}
 		return nil, err
 	}
 	return f, nil
 }
 
-func (f *File) open(opts OpenOptions, getenv func(string) string) error {
+func (f *File) open(c comm.Comm, opts OpenOptions, getenv func(string) string) error {
 	// Local checks first; one agreement reports the first failure everywhere.
 	err := f.mode.check()
 	if err == nil && f.path == "" {
 		err = ioerr.New(ioerr.ErrArg, "open", "path is empty")
 	}
 	if err == nil {
-		f.hints, err = hints.Resolve(opts.Hints, hints.Options{Lenient: opts.Lenient, Getenv: getenv})
+		var set *hints.Set
+		if set, err = hints.Resolve(opts.Hints, hints.Options{Lenient: opts.Lenient, Getenv: getenv}); err == nil {
+			f.setHints(set)
+		}
+	}
+	if err == nil {
+		f.configList, err = hints.ParseConfigList(f.hints.String(hints.CBConfigList))
 	}
 	if err == nil {
 		f.drv, f.fpath, err = driver.Resolve(f.path)
@@ -81,13 +84,7 @@ func (f *File) open(opts OpenOptions, getenv func(string) string) error {
 		// this first agreement (one collective fewer per open).
 		err = cache.WaitPath(f.path)
 	}
-	if err := f.agree("open", err); err != nil {
-		return err
-	}
-	if err := f.checkSameMode(); err != nil {
-		return err
-	}
-	if err := hints.CheckSame(f.comm, f.hints); err != nil {
+	if err := f.join(c, err); err != nil {
 		return err
 	}
 	aggWarning, err := f.placeAggregators()
@@ -98,10 +95,6 @@ func (f *File) open(opts OpenOptions, getenv func(string) string) error {
 		return err
 	}
 	f.noteDirect()
-	if err := f.shareLayout(); err != nil {
-		f.closeDriverFile()
-		return err
-	}
 	if err := f.deriveHints(); err != nil {
 		f.closeDriverFile()
 		return err
@@ -119,7 +112,7 @@ func (f *File) open(opts OpenOptions, getenv func(string) string) error {
 		f.fp = size // the default view counts in bytes
 	}
 	if aggWarning != "" {
-		f.hints = f.hints.WithWarning(aggWarning)
+		f.setHints(f.hints.WithWarning(aggWarning))
 	}
 	if f.rank() == 0 {
 		for _, w := range f.hints.Warnings() {
@@ -133,19 +126,95 @@ func (f *File) open(opts OpenOptions, getenv func(string) string) error {
 	return nil
 }
 
-// checkSameMode rejects an open where ranks passed different access modes.
-func (f *File) checkSameMode() error {
-	in := []int64{int64(f.mode), -int64(f.mode)}
-	out := make([]int64, 2)
-	if err := f.comm.AllreduceInt64(in, out, comm.OpMax); err != nil {
-		return f.wrap(err, "open")
+// join agrees, in one Allgather on the caller's communicator c, on open's
+// local checks, the access mode, the hints that must agree (by digest) and
+// which private duplicate of c the file uses: one kept from an earlier
+// open on c (package commpool) when every rank offers the same, else a
+// new one. The mode and digest are sent as words that every rank
+// compares, so all ranks take the same branch.
+func (f *File) join(c comm.Comm, local error) error {
+	pool := commpool.Of(c)
+	var reuse, next int64
+	if pool != nil {
+		reuse, next = pool.Candidate()
 	}
-	if out[0] != -out[1] {
+	var digest uint64
+	if f.hints != nil {
+		digest = f.hints.AgreeDigest()
+	}
+	if local != nil {
+		local = f.wrap(local, "open")
+	}
+	const k = 4
+	all, err := agree.Record(c, local, []uint64{uint64(f.mode), digest, uint64(reuse), uint64(next)})
+	if err != nil {
+		return err
+	}
+	sameMode, sameHints, sameReuse := true, true, true
+	for r := 1; r < c.Size(); r++ {
+		w := all[k*r:]
+		sameMode = sameMode && w[0] == all[0]
+		sameHints = sameHints && w[1] == all[1]
+		sameReuse = sameReuse && w[2] == all[2]
+		next = max(next, int64(w[3]))
+	}
+	if !sameMode {
 		return &ioerr.Error{Class: ioerr.ErrNotSame, Op: "open", Path: f.path, Rank: -1,
 			Msg: "ranks passed different access modes"}
 	}
+	if !sameHints {
+		if err := hints.CheckSame(c, f.hints); err != nil {
+			return err
+		}
+	}
+	if !sameReuse && pool != nil {
+		// Only a program that closed files in different orders on
+		// different ranks gets here: no entry is trusted again.
+		pool.Poison()
+	}
+	var e *commpool.Entry
+	if sameReuse && reuse != 0 {
+		e = pool.Take(reuse)
+	}
+	if e == nil {
+		// A private communicator keeps collio's messages apart from the
+		// application's, as ROMIO does.
+		dc, err := c.Dup()
+		if err != nil {
+			return ioerr.Wrap(err, "open", f.path, c.Rank())
+		}
+		if pool != nil {
+			pool.Made(next)
+		}
+		e = commpool.NewEntry(shaped(dc), next)
+	}
+	f.entry, f.pool, f.comm = e, pool, e.Comm
 	return nil
 }
+
+// leaveComm gives the file's private communicator back to its pool for the
+// next open, or releases it (collectively) where there is no pool or it is
+// full.
+func (f *File) leaveComm() error {
+	e := f.entry
+	f.entry = nil
+	if f.pool != nil && f.pool.Put(e) {
+		return nil
+	}
+	return e.Release()
+}
+
+// Keep keeps v with the file's private communicator: a later open on the
+// same application communicator that reuses it finds v with Kept, and v is
+// released (collectively) when the communicator is. The C library keeps
+// its shared file pointer window this way.
+func (f *File) Keep(key any, v Releaser) { f.entry.SetValue(key, v) }
+
+// Kept returns what Keep kept under key, or nil.
+func (f *File) Kept(key any) Releaser { return f.entry.Value(key) }
+
+// Releaser is state kept with a private communicator (see Keep).
+type Releaser = commpool.Releaser
 
 // openDriverFiles opens the file on every rank. When creating, rank 0
 // creates it first (with excl if asked) so that exactly one rank can win an
@@ -177,10 +246,23 @@ func (f *File) openDriverFiles() error {
 	if (!creating || f.rank() != creator) && (!deferred || f.isAggregator()) {
 		err = f.openLocal(0)
 	}
-	if err := f.agree("open", err); err != nil {
+	// The agreement also shares the striping the creator (or the first
+	// aggregator) sees, which ranks that deferred their open do not know.
+	var mine [3]uint64
+	if err == nil && f.f != nil {
+		l := f.f.Layout()
+		mine = [3]uint64{uint64(l.StripeSize), uint64(int64(l.StripeCount)), uint64(int64(l.StartTarget))}
+	}
+	if err != nil {
+		err = f.wrap(err, "open")
+	}
+	all, err := agree.Record(f.comm, err, mine[:])
+	if err != nil {
 		f.closeDriverFile()
 		return err
 	}
+	w := all[3*creator:]
+	f.layout = driver.Layout{StripeSize: int64(w[0]), StripeCount: int(int64(w[1])), StartTarget: int(int64(w[2]))}
 	return nil
 }
 
@@ -212,45 +294,31 @@ func (f *File) closeDriverFile() error {
 
 // placeAggregators finds the nodes and picks the aggregators from cb_nodes
 // and cb_config_list (ROMIO's rules; default one per node). It returns a
-// warning when the list matched no host.
+// warning when the list matched no host. The nodes are kept with the
+// private communicator, so an open that reuses it does not ask again.
 func (f *File) placeAggregators() (string, error) {
-	nodes, err := topo.Discover(f.comm, int(f.hints.Int(hints.CollioNodeSize)))
-	var list []hints.ConfigEntry
-	if err == nil {
-		list, err = hints.ParseConfigList(f.hints.String(hints.CBConfigList))
+	size := int(f.hints.Int(hints.CollioNodeSize))
+	kn, ok := f.Kept(nodesKey{size}).(keptNodes)
+	if !ok {
+		nodes, err := topo.Discover(f.comm, size)
+		if err := f.agree("open", err); err != nil {
+			return "", err
+		}
+		kn = keptNodes{nodes}
+		f.Keep(nodesKey{size}, kn)
 	}
-	if err := f.agree("open", err); err != nil {
-		return "", err
-	}
-	aggs, warning := topo.Aggregators(nodes, int(f.hints.Int(hints.CBNodes)), list)
-	f.nodes, f.aggs = nodes, aggs
+	aggs, warning := topo.Aggregators(kn.Nodes, int(f.hints.Int(hints.CBNodes)), f.configList)
+	f.nodes, f.aggs = kn.Nodes, aggs
 	return warning, nil
 }
 
-// shareLayout has the first rank that opened the file report its striping
-// to all, so ranks that deferred their open know it too.
-func (f *File) shareLayout() error {
-	var b [24]byte
-	root := 0
-	if f.hints.Bool(hints.RomioNoIndepRW) {
-		root = f.aggs[0]
-	}
-	if f.rank() == root {
-		l := f.f.Layout()
-		binary.LittleEndian.PutUint64(b[:], uint64(l.StripeSize))
-		binary.LittleEndian.PutUint64(b[8:], uint64(int64(l.StripeCount)))
-		binary.LittleEndian.PutUint64(b[16:], uint64(int64(l.StartTarget)))
-	}
-	if err := f.comm.Bcast(b[:], root); err != nil {
-		return f.wrap(err, "open")
-	}
-	f.layout = driver.Layout{
-		StripeSize:  int64(binary.LittleEndian.Uint64(b[:])),
-		StripeCount: int(int64(binary.LittleEndian.Uint64(b[8:]))),
-		StartTarget: int(int64(binary.LittleEndian.Uint64(b[16:]))),
-	}
-	return nil
-}
+// nodesKey keeps the node discovery of a private communicator, per
+// collio_node_size.
+type nodesKey struct{ size int }
+
+type keptNodes struct{ topo.Nodes }
+
+func (keptNodes) Release() error { return nil }
 
 // sizeShared returns the file size, opening the file if this rank
 // deferred its open.
@@ -336,10 +404,12 @@ func (f *File) deriveHints() error {
 	}
 	// As in ROMIO, cb_nodes reports the aggregators actually used.
 	with(hints.CBNodes, strconv.Itoa(len(f.aggs)))
-	if err := f.agree("open", err); err != nil {
-		return err
+	// Every rank derives from the same striping and aggregators, so an
+	// error here is the same on every rank: no agreement needed.
+	if err != nil {
+		return f.wrap(err, "open")
 	}
-	f.hints = set
+	f.setHints(set)
 	return nil
 }
 
@@ -392,9 +462,9 @@ func (f *File) openCache() error {
 	if ioerr.ClassOf(aerr) == ioerr.ErrInternComm {
 		return aerr
 	}
-	f.hints = f.hints.WithWarning(fmt.Sprintf("e10_cache: the cache could not be used (%v); every rank writes the global file directly", aerr))
+	f.setHints(f.hints.WithWarning(fmt.Sprintf("e10_cache: the cache could not be used (%v); every rank writes the global file directly", aerr)))
 	if set, err := f.hints.With(hints.E10Cache, hints.Disable); err == nil {
-		f.hints = set
+		f.setHints(set)
 	}
 	return nil
 }

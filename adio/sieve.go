@@ -259,7 +259,7 @@ func (f *File) mayWriteSieve(v View, a Access, off int64) bool {
 		return false
 	}
 	// Beyond one run, these alone mean it may.
-	may := f.hints.Enum(hints.RomioDSWrite) != hints.Automatic || !a.contiguous()
+	may := f.cfg.ds[1] != hints.Automatic || !a.contiguous()
 	fs := v.stream()
 	if err := fs.SeekData(off * v.Etype.Size()); err != nil {
 		return true

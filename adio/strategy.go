@@ -15,7 +15,7 @@ import (
 )
 
 // overlap reports whether collio_overlap is on.
-func (f *File) overlap() bool { return f.hints.Enum(hints.CollioOverlap) == hints.Enable }
+func (f *File) overlap() bool { return f.cfg.overlap }
 
 // A strategy runs one rank's part of a collective transfer. The caller
 // has already checked the arguments on every rank and gathered every
@@ -38,8 +38,8 @@ type registration struct {
 	// earlier steps or by name).
 	query func(s situation) (priority int, reason string)
 	// aggregators picks a call's aggregators when collio does (see
-	// callAggregators); nil keeps the open-time ones.
-	aggregators func(f *File) []int
+	// call.aggregators); nil keeps the open-time ones.
+	aggregators func(c *call) []int
 }
 
 // registry holds every available strategy. Adding one is a package and
@@ -154,8 +154,8 @@ func (s situation) density() float64 {
 //
 // The reason is recorded in the call's metrics and shown by
 // COLLIO_PRINT_HINTS=1.
-func chooseStrategy(h *hints.Set, s situation) (name, reason string, err error) {
-	if st := h.Enum(hints.CollioStrategy); st != hints.StrategyAuto {
+func chooseStrategy(cfg *config, s situation) (name, reason string, err error) {
+	if st := cfg.strategy; st != hints.StrategyAuto {
 		if _, ok := strategies[st]; !ok {
 			return "", "", ioerr.New(ioerr.ErrUnsupported, "",
 				"collio_strategy=%s is not available yet; available: auto, %v", st, Available())
@@ -166,9 +166,9 @@ func chooseStrategy(h *hints.Set, s situation) (name, reason string, err error) 
 	if s.write {
 		key = hints.RomioCBWrite
 	}
-	cb := h.Enum(key)
+	cb := cfg.cb[direction(s.write)]
 	switch {
-	case h.Bool(hints.RomioNoIndepRW):
+	case cfg.noIndepRW:
 		return hints.StrategyTwoPhase, "romio_no_indep_rw=true", nil
 	case cb == hints.Disable:
 		return hints.StrategyIndependent, key + "=disable", nil
@@ -183,7 +183,7 @@ func chooseStrategy(h *hints.Set, s situation) (name, reason string, err error) 
 		name, reason = collectivePick(s)
 		return name, "accesses interleave; " + reason, nil
 	}
-	if t := h.Int(hints.RomioLustreCollThreshold); t > 0 && s.write && s.striped && s.pieces > 0 {
+	if t := cfg.lustreCollThresh; t > 0 && s.write && s.striped && s.pieces > 0 {
 		// ROMIO's Lustre driver (ADIOI_LUSTRE_Docollect): small
 		// non-interleaved requests are aggregated, large ones not.
 		if s.meanPiece() <= t {
@@ -250,27 +250,26 @@ func dynamicBid(s situation) (int, string) {
 // cb_nodes nor cb_config_list, and romio_no_indep_rw did not leave the
 // file open on the open-time aggregators only.
 func (f *File) autoAggregators() bool {
-	return f.hints.Enum(hints.CollioAutoAggregators) == hints.Enable &&
-		!f.hints.IsSet(hints.CBNodes) && !f.hints.IsSet(hints.CBConfigList) &&
-		!f.hints.Bool(hints.RomioNoIndepRW)
+	return f.cfg.autoAggregators
 }
 
-// callAggregators returns the aggregators of a call with the given
+// aggregators returns the aggregators of a call with the given
 // strategy. With automatic aggregators: on a striped file system as many
 // as stripes times romio_lustre_co_ratio (as ROMIO-TAM and GIO do), else
 // as the strategy's registry entry says; otherwise those chosen at open
 // from cb_nodes and cb_config_list (ROMIO: one per node).
-func (f *File) callAggregators(name string) []int {
+func (c *call) aggregators(name string) []int {
+	f := c.f
 	if name == hints.StrategyIndependent || !f.autoAggregators() {
 		return f.aggs
 	}
 	if f.striped() {
-		k := f.layout.StripeCount * max(1, int(f.hints.Int(hints.RomioLustreCoRatio)))
+		k := f.layout.StripeCount * max(1, int(f.cfg.coRatio))
 		aggs, _ := topo.Aggregators(f.nodes, min(f.comm.Size(), k), allRanks)
 		return aggs
 	}
 	if pick := strategies[name].aggregators; pick != nil {
-		return pick(f)
+		return pick(c)
 	}
 	return f.aggs
 }
@@ -282,23 +281,24 @@ var allRanks = []hints.ConfigEntry{{Host: hints.AnyHost, Count: hints.AllProcs}}
 // network to save: each rank writes its own domain's data, and an
 // aggregator's own data never goes through the exchange), else one per
 // collio_bytes_per_agg bytes of the open-time ones.
-func domainAggregators(f *File) []int {
+func domainAggregators(c *call) []int {
+	f := c.f
 	if f.nodes.Count() == 1 {
 		aggs, _ := topo.Aggregators(f.nodes, f.comm.Size(), allRanks)
 		return aggs
 	}
-	return f.aggs[:volumeAggregators(f.callBytes, f.hints.Int(hints.CollioBytesPerAgg), len(f.aggs))]
+	return f.aggs[:volumeAggregators(c.bytes, f.cfg.bytesPerAgg, len(f.aggs))]
 }
 
 // groupAggregators is segmentation's rule: two-phase's, except on one
 // node with tiny pieces, where a group per rank would write them one
 // system call each: the open-time aggregators (ROMIO's, one per node)
 // merge them instead.
-func groupAggregators(f *File) []int {
-	if f.nodes.Count() == 1 && (situation{bytes: f.callBytes, pieces: f.callPieces}).smallPieces() {
-		return f.aggs
+func groupAggregators(c *call) []int {
+	if c.f.nodes.Count() == 1 && (situation{bytes: c.bytes, pieces: c.pieces}).smallPieces() {
+		return c.f.aggs
 	}
-	return domainAggregators(f)
+	return domainAggregators(c)
 }
 
 // volumeAggregators is how many of limit aggregators a call moving total
@@ -316,7 +316,7 @@ func volumeAggregators(total, perAgg int64, limit int) int {
 // affinityDomains reports whether two-phase may use affinity domains:
 // collio_file_domains=affinity, or auto without striping.
 func (f *File) affinityDomains() bool {
-	switch f.hints.Enum(hints.CollioFileDomains) {
+	switch f.cfg.fileDomains {
 	case hints.DomainsAffinity:
 		return true
 	case hints.DomainsAuto:
@@ -326,13 +326,13 @@ func (f *File) affinityDomains() bool {
 }
 
 // ownGrid is the block size of two-phase's own-blocks check.
-func (f *File) ownGrid() int64 { return twophase.OwnGrid(f.hints.Int(hints.StripingUnit)) }
+func (f *File) ownGrid() int64 { return twophase.OwnGrid(f.cfg.stripingUnit) }
 
 // reportsOwnBlocks reports whether a collective call's entry record
 // carries this rank's own-blocks report: when the call may run two-phase
 // with affinity domains.
 func (f *File) reportsOwnBlocks() bool {
-	st := f.hints.Enum(hints.CollioStrategy)
+	st := f.cfg.strategy
 	return (st == hints.StrategyAuto || st == hints.StrategyTwoPhase) && f.affinityDomains()
 }
 
@@ -345,9 +345,17 @@ type call struct {
 	op     string
 	view   View
 	access Access
-	off    int64 // etypes
-	ranges []coll.Range
-	aggs   []int // this call's aggregators
+	off    int64        // etypes
+	ranges []coll.Range // every rank's file range, from the entry records
+	aggs   []int        // this call's aggregators
+	// bytes and pieces are all ranks' data and estimated file pieces;
+	// own their own-blocks reports (nil when the records carried none);
+	// noSieve: the call writes and no rank may read-modify-write, so
+	// independent writes need no byte-range locks even where ranges
+	// interleave.
+	bytes, pieces int64
+	own           []coll.OwnBlocks
+	noSieve       bool
 	// deferred: the call ends without agreeing on its outcome
 	// (collio_error_agreement=deferred, strategy independent), so no
 	// barrier follows it either.
@@ -363,7 +371,7 @@ type independent struct{}
 func (independent) write(c *call) error {
 	defer c.f.timeIndependentIO()()
 	interleaved := coll.Interleaved(c.ranges)
-	alone := !interleaved || c.f.callNoSieve
+	alone := !interleaved || c.noSieve
 	if alone && c.deferred && c.f.sieves(true) && !c.f.viewsContiguous && c.access.Size() > 0 {
 		// Lock-free writes are safe until the other ranks pass a
 		// barrier; with no closing agreement a rank may go on to an
@@ -406,29 +414,29 @@ func (f *File) timeIndependentIO() func() {
 func (c *call) job(write bool) *coll.Job {
 	f := c.f
 	a := c.access
-	stripe := f.hints.Int(hints.StripingUnit) // as reported by the file system, else as asked
+	stripe := f.cfg.stripingUnit // as reported by the file system, else as asked
 	stripeCount := 0
 	affinity := f.affinityDomains()
-	switch f.hints.Enum(hints.CollioFileDomains) {
+	switch f.cfg.fileDomains {
 	case hints.DomainsAuto:
 		if f.striped() {
 			stripeCount = f.layout.StripeCount
 		}
 	case hints.DomainsCyclic:
-		stripeCount = max(f.layout.StripeCount, int(f.hints.Int(hints.StripingFactor)), 1)
+		stripeCount = max(f.layout.StripeCount, int(f.cfg.stripingFactor), 1)
 	case hints.DomainsEven:
 		stripe = 0
 	}
-	bufSize := f.hints.Int(hints.CBBufferSize)
+	bufSize := f.cfg.cbBufferSize
 	var affinityBlock, ownGrid int64
 	var own []coll.OwnBlocks
 	if span, ok := coll.Span(c.ranges); ok && affinity {
 		affinityBlock = twophase.AffinityBlockSize(span, len(c.aggs), bufSize, stripe)
-		ownGrid, own = f.ownGrid(), f.callOwn
+		ownGrid, own = f.ownGrid(), c.own
 	}
 	coRatio := 1 // ROMIO uses the ratio for writes only
 	if write {
-		coRatio = int(f.hints.Int(hints.RomioLustreCoRatio))
+		coRatio = int(f.cfg.coRatio)
 	}
 	return &coll.Job{
 		Comm:        f.comm,
@@ -441,18 +449,18 @@ func (c *call) job(write bool) *coll.Job {
 			DataStart: c.off * c.view.Etype.Size(), Size: a.Size(),
 		},
 		BufSize:       bufSize,
-		MinDomain:     f.hints.Int(hints.RomioMinFdomainSize),
+		MinDomain:     f.cfg.minFdomainSize,
 		Stripe:        stripe,
 		StripeCount:   stripeCount,
 		AffinityBlock: affinityBlock,
-		TotalBytes:    f.callBytes,
+		TotalBytes:    c.bytes,
 		OwnGrid:       ownGrid,
 		Own:           own,
 		NodeOf:        f.nodeOf(),
 		CoRatio:       coRatio,
 		RMW:           f.collectiveRMW(),
 		Atomic:        f.Atomicity(),
-		Overlap:       f.hints.Enum(hints.CollioOverlap) == hints.Enable,
+		Overlap:       f.cfg.overlap,
 		Buffers:       &f.buffers,
 		Stats:         &f.last,
 	}
@@ -473,7 +481,7 @@ func (f *File) nodeOf() []int {
 // romio_lustre_ds_in_coll=disable on a striped file system, as ROMIO's
 // Lustre driver.
 func (f *File) collectiveRMW() bool {
-	return f.sieves(true) && !(f.striped() && f.hints.Enum(hints.RomioLustreDSInColl) == hints.Disable)
+	return f.sieves(true) && !(f.striped() && f.cfg.lustreDSInColl == hints.Disable)
 }
 
 // twoPhase: ROMIO's extended two-phase collective buffering.

@@ -89,7 +89,9 @@ func (f *File) SetView(v View, hintsIn map[string]string) error {
 		}
 	}
 	f.mu.Lock()
-	f.view, f.fp, f.hints, f.viewsContiguous = v, 0, newHints, contiguous
+	f.view, f.fp, f.viewsContiguous = v, 0, contiguous
+	f.setHints(newHints)
+	f.forgetPattern()
 	f.mu.Unlock()
 	return nil
 }
@@ -117,7 +119,8 @@ func (f *File) SetInfo(h map[string]string, lenient bool) error {
 		return err
 	}
 	f.mu.Lock()
-	f.hints = updated
+	f.setHints(updated)
+	f.forgetPattern()
 	f.mu.Unlock()
 	return nil
 }

@@ -3,6 +3,7 @@ package hints
 import (
 	"encoding/binary"
 	"fmt"
+	"hash/fnv"
 	"maps"
 	"slices"
 	"strings"
@@ -58,6 +59,19 @@ func CheckSame(c comm.Comm, s *Set) error {
 		return commError(err)
 	}
 	return notSameError(root, bits, values)
+}
+
+// AgreeDigest is a 64-bit FNV-1a hash of the MustAgree keys and values:
+// ranks whose digests are equal hold the same values (up to a collision of
+// the hash), so open can compare digests in an agreement it makes anyway
+// and run CheckSame, for its message, only when they differ.
+func (s *Set) AgreeDigest() uint64 {
+	h := fnv.New64a()
+	for _, v := range s.agreePairs() {
+		h.Write([]byte(v))
+		h.Write([]byte{0})
+	}
+	return h.Sum64()
 }
 
 type pair struct{ key, value string }

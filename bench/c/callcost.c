@@ -7,12 +7,16 @@
  * MPI_File_read_at_all of the same pieces, and every byte read is checked.
  * The byte at file offset o is a hash of o, so misplaced data is caught.
  *
+ * With -o N, a third timed phase opens and closes the file N times
+ * (MPI_File_open + MPI_File_close, the fixed cost IOR pays per file).
+ *
  * Output, one line on rank 0 (phase time = the slowest rank's; microseconds
  * per call = phase time / K; MiB/s over all ranks):
  *   callcost write_us=... read_us=... write_MiBs=... read_MiBs=... bytes=... np=... calls=K B=...
+ *   open_us=... (per open+close pair; 0 without -o)
  *
  * Build: mpicc -O2 -Wall -o callcost callcost.c
- * Usage: mpirun -np 4 ./callcost [-c K] [-b B] [-f FILE] [-H k=v,k=v] [-k]
+ * Usage: mpirun -np 4 ./callcost [-c K] [-b B] [-o N] [-f FILE] [-H k=v,k=v] [-k]
  * Exit status: 0 on success, 1 when a byte read differs, 2 for usage errors;
  * an MPI-IO error aborts the job. */
 #include <stdint.h>
@@ -23,9 +27,10 @@
 static void usage(void)
 {
 	fprintf(stderr,
-	        "usage: callcost [-c K] [-b B] [-f FILE] [-H key=val,...] [-k]\n"
+	        "usage: callcost [-c K] [-b B] [-o N] [-f FILE] [-H key=val,...] [-k]\n"
 	        "  -c K      collective calls per phase (default 1000): K writes, then K reads\n"
 	        "  -b B      bytes per call and rank (default 16k; suffix k, m, g)\n"
+	        "  -o N      then time N MPI_File_open + MPI_File_close pairs (default 0)\n"
 	        "  -f FILE   file (default ./callcost.dat); removed at the end unless -k\n"
 	        "  -H hints  MPI_Info hints for MPI_File_open, e.g. -H romio_cb_write=disable,romio_cb_read=disable\n"
 	        "  -k        keep the file\n");
@@ -40,7 +45,7 @@ static inline unsigned char byte_at(uint64_t off)
 int main(int argc, char **argv)
 {
 	int rank, np, keep = 0;
-	long long calls = 1000, b = 16 << 10;
+	long long calls = 1000, b = 16 << 10, opens = 0;
 	const char *path = "callcost.dat", *hints = NULL;
 
 	MPI_Init(&argc, &argv);
@@ -48,7 +53,7 @@ int main(int argc, char **argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &np);
 
 	int opt, bad_usage = 0;
-	while ((opt = getopt(argc, argv, "c:b:f:H:kh")) != -1) {
+	while ((opt = getopt(argc, argv, "c:b:o:f:H:kh")) != -1) {
 		switch (opt) {
 		case 'c':
 			calls = atoll(optarg);
@@ -58,6 +63,11 @@ int main(int argc, char **argv)
 		case 'b':
 			b = parse_size(optarg);
 			if (b <= 0 || b > 1 << 30)
+				bad_usage = 1;
+			break;
+		case 'o':
+			opens = atoll(optarg);
+			if (opens < 0)
 				bad_usage = 1;
 			break;
 		case 'f': path = optarg; break;
@@ -121,6 +131,15 @@ int main(int argc, char **argv)
 			bad++;
 		}
 	CHECK(MPI_File_close(&fh), "MPI_File_close");
+
+	MPI_Barrier(MPI_COMM_WORLD);
+	t0 = MPI_Wtime();
+	for (long long i = 0; i < opens; i++) {
+		CHECK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh), "MPI_File_open");
+		CHECK(MPI_File_close(&fh), "MPI_File_close");
+	}
+	double ot = opens > 0 ? max_time(MPI_Wtime() - t0) : 0;
+
 	int failed = any_failed(bad != 0);
 	if (!keep && rank == 0)
 		MPI_File_delete(path, MPI_INFO_NULL);
@@ -130,9 +149,9 @@ int main(int argc, char **argv)
 		if (failed)
 			fprintf(stderr, "callcost: verification FAILED\n");
 		printf("callcost write_us=%.2f read_us=%.2f write_MiBs=%.1f read_MiBs=%.1f bytes=%.0f np=%d calls=%lld B=%lld "
-		       "write_s=%.6f read_s=%.6f verified=%s\n",
+		       "write_s=%.6f read_s=%.6f open_us=%.2f opens=%lld verified=%s\n",
 		       wt / calls * 1e6, rt / calls * 1e6, bytes / MIB / wt, bytes / MIB / rt, bytes, np, calls, b, wt, rt,
-		       failed ? "no" : "yes");
+		       opens > 0 ? ot / opens * 1e6 : 0.0, opens, failed ? "no" : "yes");
 		fflush(stdout);
 	}
 	if (info != MPI_INFO_NULL)

@@ -208,27 +208,54 @@ func (f *file) openSharedPointer() error {
 	if v := getenv("COLLIO_SHARED_FP"); v == "0" || v == "off" {
 		return nil
 	}
+	// The window is kept with the file's private communicator (adio.File.Keep)
+	// and used again by the next open on the same application communicator:
+	// making one is most of an open's cost. The last close left it at 0.
+	if w, ok := f.f.Kept(shfpKey{}).(*shfpWindow); ok {
+		f.win, f.hasWin = w.win, true
+		if f.f.Position() == 0 { // every rank's: append mode is agreed at open
+			return nil
+		}
+		var rc C.int
+		if f.comm.Rank() == 0 {
+			rc = C.collio_shfp_set(f.win, C.longlong(f.f.Position()))
+		}
+		return agreeLocal(f.comm, mpiErr(rc, "setting the shared file pointer"))
+	}
 	rc := C.collio_shfp_create(C.MPI_Comm(f.comm.Pointer()), C.longlong(f.f.Position()), &f.win)
 	err := agreeLocal(f.comm, mpiErr(rc, "creating the shared file pointer window"))
 	if err != nil {
-		if rc == C.MPI_SUCCESS {
-			// Other ranks could not make theirs; freeing is collective,
-			// so the window is left.
-			f.hasWin = false
-		}
+		// Windows that were made are left: freeing is collective, and some
+		// ranks have none.
 		warnOnce(f.comm.Rank(), "shared file pointers are unavailable: "+err.Error())
 		return nil
 	}
 	f.hasWin = true
+	f.f.Keep(shfpKey{}, &shfpWindow{win: f.win})
 	return nil
 }
 
+// closeSharedPointer leaves the window at 0 for the next open that reuses
+// it; the close's agreement, which follows, orders this before that open.
 func (f *file) closeSharedPointer() error {
 	if !f.hasWin {
 		return nil
 	}
 	f.hasWin = false
-	return mpiErr(C.collio_shfp_free(&f.win), "freeing the shared file pointer window")
+	if f.comm.Rank() != 0 {
+		return nil
+	}
+	return mpiErr(C.collio_shfp_set(f.win, 0), "resetting the shared file pointer")
+}
+
+// shfpKey keeps the shared file pointer window with a private communicator.
+type shfpKey struct{}
+
+type shfpWindow struct{ win C.MPI_Win }
+
+// Release frees the window when its communicator goes (collective).
+func (w *shfpWindow) Release() error {
+	return mpiErr(C.collio_shfp_free(&w.win), "freeing the shared file pointer window")
 }
 
 // resetSharedPointer sets the shared pointer to 0 (collective).

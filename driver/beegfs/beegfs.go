@@ -1,5 +1,6 @@
 // Package beegfs is the BeeGFS driver, after E10's ad_beegfs: the I/O is
-// plain POSIX (it wraps the ufs driver); at create, a requested layout is
+// plain POSIX (a driver/striped base: one descriptor, ioctls on it, then
+// a ufs file on it); at create, a requested layout is
 // applied by creating the file through its parent directory with
 // BEEGFS_IOC_MKFILE_STRIPEHINTS (chunk size and number of targets), and on
 // every open the file's striping is read with BEEGFS_IOC_GET_STRIPEINFO
@@ -18,7 +19,6 @@ package beegfs
 
 import (
 	"errors"
-	"fmt"
 	"math/bits"
 	"os"
 	"path/filepath"
@@ -26,107 +26,42 @@ import (
 	"unsafe"
 
 	"github.com/collio/collio/driver"
-	"github.com/collio/collio/driver/ufs"
+	"github.com/collio/collio/driver/striped"
 	"golang.org/x/sys/unix"
 )
 
 // Name is the driver's name and path prefix.
 const Name = "beegfs"
 
-const defaultPerm os.FileMode = 0o644
-
 func init() { driver.Register(New()) }
 
-type beegfsDriver struct {
-	ioctl ioctlFunc
-	posix driver.Driver
-}
-
 // New returns the BeeGFS driver.
-func New() driver.Driver { return newDriver(sysIoctl) }
+func New() driver.Driver { return striped.New(Name, &beegfs{ioctl: striped.SysIoctl}) }
 
-func newDriver(ioctl ioctlFunc) *beegfsDriver {
-	return &beegfsDriver{ioctl: ioctl, posix: ufs.New()}
-}
+// beegfs is the BeeGFS part of the driver: BEEGFS_IOC_MKFILE_STRIPEHINTS
+// at create, BEEGFS_IOC_GET_STRIPEINFO on every open. ioctl is the
+// kernel's, or a test's.
+type beegfs struct{ ioctl striped.Ioctl }
 
-func (*beegfsDriver) Name() string { return Name }
-
-// Delete removes the file.
-func (d *beegfsDriver) Delete(path string) error { return d.posix.Delete(path) }
-
-type file struct {
-	driver.File
-	layout driver.Layout
-}
-
-func (f *file) Layout() driver.Layout { return f.layout }
-
-// Unwrap returns the ufs file underneath (driver.DirectOf looks through it).
-func (f *file) Unwrap() driver.File { return f.File }
-
-// WriteRuns batches through the posix file underneath (driver.RunWriter).
-func (f *file) WriteRuns(runs []driver.Run) (int64, error) { return driver.WriteRuns(f.File, runs) }
-
-// ReadRuns batches through the posix file underneath (driver.RunReader).
-func (f *file) ReadRuns(runs []driver.Run) (int64, error) { return driver.ReadRuns(f.File, runs) }
-
-// Open opens path. When it may create the file and a layout is requested,
-// the file is first created with the stripe hints through its parent
-// directory; if it already exists its layout is kept (and O_EXCL fails
-// with EEXIST, as open would). Then the stripe info is read on a
-// descriptor of Open's own (the ufs file does not expose its descriptor),
-// and the I/O descriptor is opened through ufs.
-func (d *beegfsDriver) Open(path string, opts driver.OpenOptions) (driver.File, error) {
-	perm := opts.Perm
-	if perm == 0 {
-		perm = defaultPerm
-	}
+// Prepare: when a layout is requested, the file is first created with the
+// stripe hints through its parent directory; if it already exists its
+// layout is kept (and O_EXCL fails with EEXIST, as open would).
+func (b *beegfs) Prepare(path string, opts driver.OpenOptions) (int, func(fd int) error, error) {
 	flags := opts.Flags
-	if hints, ok := requestFor(opts.Layout, perm); ok && flags&os.O_CREATE != 0 {
-		created, err := d.mkfile(path, hints)
-		if err != nil {
-			return nil, err
-		}
-		switch {
-		case created:
-			flags &^= os.O_EXCL // the file is ours
-		case flags&os.O_EXCL != 0:
-			return nil, &os.PathError{Op: "open", Path: path, Err: unix.EEXIST}
-		}
+	hints, ok := requestFor(opts.Layout, opts.Perm)
+	if !ok {
+		return flags, nil, nil
 	}
-	fd, err := openRetry(path, (flags&^os.O_APPEND)|unix.O_CLOEXEC, uint32(perm.Perm()))
-	if err != nil {
-		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	created, err := b.mkfile(path, hints)
+	switch {
+	case err != nil:
+		return 0, nil, err
+	case created:
+		flags &^= os.O_EXCL // the file is ours
+	case flags&os.O_EXCL != 0:
+		return 0, nil, &os.PathError{Op: "open", Path: path, Err: unix.EEXIST}
 	}
-	defer unix.Close(fd)
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		return nil, &os.PathError{Op: "fstat", Path: path, Err: err}
-	}
-	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
-		return nil, &os.PathError{Op: "open", Path: path, Err: unix.EISDIR}
-	}
-	layout, err := d.getLayout(fd, path)
-	if err != nil {
-		return nil, err
-	}
-	popts := opts
-	popts.Flags = flags &^ (os.O_CREATE | os.O_EXCL | os.O_TRUNC)
-	popts.Perm = perm
-	pf, err := d.posix.Open(path, popts)
-	if err != nil {
-		return nil, err
-	}
-	return &file{File: pf, layout: layout}, nil
-}
-
-func openRetry(path string, flags int, perm uint32) (int, error) {
-	for {
-		fd, err := unix.Open(path, flags, perm)
-		if err != unix.EINTR {
-			return fd, err
-		}
-	}
+	return flags, nil, nil
 }
 
 // requestFor turns the requested layout into stripe hints; ok is false
@@ -158,7 +93,7 @@ func chunkSizeFor(size int64) int64 {
 
 // mkfile creates path with the stripe hints through its parent directory.
 // created is false when the file already existed.
-func (d *beegfsDriver) mkfile(path string, h mkfileHints) (created bool, err error) {
+func (b *beegfs) mkfile(path string, h mkfileHints) (created bool, err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -169,7 +104,7 @@ func (d *beegfsDriver) mkfile(path string, h mkfileHints) (created bool, err err
 	if len(base)+1 > filenameMaxLen {
 		return false, &os.PathError{Op: "open", Path: path, Err: unix.ENAMETOOLONG}
 	}
-	dfd, err := openRetry(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	dfd, err := striped.OpenRetry(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return false, &os.PathError{Op: "open", Path: dir, Err: err}
 	}
@@ -179,65 +114,42 @@ func (d *beegfsDriver) mkfile(path string, h mkfileHints) (created bool, err err
 	var pin runtime.Pinner
 	pin.Pin(&name[0])
 	defer pin.Unpin()
-	err = d.ioctl(dfd, beegfsIocMkfileStripeHints, h.encode(uintptr(unsafe.Pointer(&name[0]))), name)
+	err = b.ioctl(dfd, beegfsIocMkfileStripeHints, h.encode(uintptr(unsafe.Pointer(&name[0]))), name)
 	switch {
 	case err == nil:
 		return true, nil
 	case errors.Is(err, unix.EEXIST):
 		return false, nil
 	}
-	le := &LayoutError{Path: path, Op: "mkfile", ChunkSize: h.chunkSize, NumTargets: h.numTargets, Err: err}
+	reason := ""
 	if errors.Is(err, unix.ENOTTY) {
-		le.Reason = "not a BeeGFS file system"
+		reason = "not a BeeGFS file system"
 	}
-	return false, le
-}
-
-// getLayout runs BEEGFS_IOC_GET_STRIPEINFO. Not BeeGFS (ENOTTY, when the
-// "beegfs:" prefix is used elsewhere) or no pattern (EINVAL) gives an
-// unknown layout; other failures are errors.
-func (d *beegfsDriver) getLayout(fd int, path string) (driver.Layout, error) {
-	buf := make([]byte, sizeStripeInfo)
-	err := d.ioctl(fd, beegfsIocGetStripeInfo, buf)
-	switch {
-	case errors.Is(err, unix.ENOTTY), errors.Is(err, unix.EINVAL), errors.Is(err, unix.EOPNOTSUPP):
-		return driver.Layout{StartTarget: -1}, nil
-	case err != nil:
-		return driver.Layout{StartTarget: -1}, &LayoutError{Path: path, Op: "get stripe info", Err: err}
-	}
-	info, err := decodeStripeInfo(buf)
-	if err != nil {
-		return driver.Layout{StartTarget: -1}, &LayoutError{Path: path, Op: "get stripe info", Err: unix.EPROTO, Reason: err.Error()}
-	}
-	return info.layout(), nil
+	request := striped.Requested("chunk size", int64(h.chunkSize)) + ", " + striped.Requested("targets", int64(h.numTargets))
+	return false, &LayoutError{FS: Name, Op: "mkfile", Path: path, Request: request, Reason: reason, Err: err}
 }
 
 // LayoutError reports a failure to create a file with stripe hints or to
-// read its stripe info. It unwraps to the errno.
-type LayoutError struct {
-	Path string
-	Op   string // "mkfile" or "get stripe info"
-	// For mkfile: what was asked (after rounding); 0 = directory default.
-	ChunkSize, NumTargets uint32
-	Reason                string
-	Err                   error
-}
+// read its stripe info (Op "mkfile" or "get stripe info"). It unwraps to
+// the errno.
+type LayoutError = striped.LayoutError
 
-func (e *LayoutError) Error() string {
-	msg := fmt.Sprintf("beegfs %s %s", e.Op, e.Path)
-	if e.Op == "mkfile" {
-		part := func(name string, v uint32) string {
-			if v == 0 {
-				return name + " default"
-			}
-			return fmt.Sprintf("%s %d", name, v)
-		}
-		msg += " (" + part("chunk size", e.ChunkSize) + ", " + part("targets", e.NumTargets) + ")"
+// Layout runs BEEGFS_IOC_GET_STRIPEINFO. Not BeeGFS (ENOTTY, when the
+// "beegfs:" prefix is used elsewhere) or no pattern (EINVAL) gives an
+// unknown layout; other failures are errors.
+func (b *beegfs) Layout(fd int, path string) (driver.Layout, error) {
+	unknown := driver.Layout{StartTarget: -1}
+	buf := make([]byte, sizeStripeInfo)
+	err := b.ioctl(fd, beegfsIocGetStripeInfo, buf)
+	switch {
+	case errors.Is(err, unix.ENOTTY), errors.Is(err, unix.EINVAL), errors.Is(err, unix.EOPNOTSUPP):
+		return unknown, nil
+	case err != nil:
+		return unknown, &LayoutError{FS: Name, Op: "get stripe info", Path: path, Err: err}
 	}
-	if e.Reason != "" {
-		msg += ": " + e.Reason
+	info, err := decodeStripeInfo(buf)
+	if err != nil {
+		return unknown, &LayoutError{FS: Name, Op: "get stripe info", Path: path, Err: unix.EPROTO, Reason: err.Error()}
 	}
-	return msg + ": " + e.Err.Error()
+	return info.layout(), nil
 }
-
-func (e *LayoutError) Unwrap() error { return e.Err }

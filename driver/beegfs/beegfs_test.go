@@ -10,56 +10,46 @@ import (
 	"unsafe"
 
 	"github.com/collio/collio/driver"
+	"github.com/collio/collio/driver/internal/stripedtest"
+	"github.com/collio/collio/driver/striped"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 )
 
-type call struct {
-	req   uint
-	arg   []byte
-	isDir bool   // the descriptor is a directory
-	name  string // MKFILE: the name the filename pointer points to
-}
-
 // fakeKernel plays the BeeGFS client: MKFILE_STRIPEHINTS creates the file
 // in the directory (or fails with mkErr), GET_STRIPEINFO answers info or
-// infoErr.
+// infoErr. A MKFILE call's Name is the name its filename pointer points to.
 type fakeKernel struct {
+	stripedtest.Kernel
 	t       *testing.T
-	calls   []call
 	mkErr   error
 	infoErr error
 	info    stripeInfo
 }
 
-func (k *fakeKernel) ioctl(fd int, req uint, arg []byte, refs ...[]byte) error {
-	var st unix.Stat_t
-	require.NoError(k.t, unix.Fstat(fd, &st))
-	c := call{req: req, arg: slices.Clone(arg), isDir: st.Mode&unix.S_IFMT == unix.S_IFDIR}
-	switch req {
+func (k *fakeKernel) answer(c *stripedtest.Call, fd int, arg []byte, refs [][]byte) error {
+	switch c.Req {
 	case beegfsIocMkfileStripeHints:
 		require.Len(k.t, refs, 1, "the name buffer travels with the call")
 		ptr := uintptr(hostEndian.Uint64(arg[offMkFilename:]))
 		require.Equal(k.t, uintptr(unsafe.Pointer(&refs[0][0])), ptr, "filename points at the name")
 		n := slices.Index(refs[0], 0)
 		require.GreaterOrEqual(k.t, n, 0, "NUL-terminated")
-		c.name = string(refs[0][:n])
-		k.calls = append(k.calls, c)
+		c.Name = string(refs[0][:n])
 		if k.mkErr != nil {
 			return k.mkErr
 		}
-		if !c.isDir {
+		if !c.IsDir {
 			return unix.ENOTDIR
 		}
-		nfd, err := unix.Openat(fd, c.name, unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_CLOEXEC,
+		nfd, err := unix.Openat(fd, c.Name, unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_CLOEXEC,
 			hostEndian.Uint32(arg[offMkMode:]))
 		if err != nil {
 			return err
 		}
 		return unix.Close(nfd)
 	case beegfsIocGetStripeInfo:
-		k.calls = append(k.calls, c)
 		if k.infoErr != nil {
 			return k.infoErr
 		}
@@ -71,20 +61,13 @@ func (k *fakeKernel) ioctl(fd int, req uint, arg []byte, refs ...[]byte) error {
 	return unix.ENOTTY
 }
 
-func (k *fakeKernel) reqs() []uint {
-	var out []uint
-	for _, c := range k.calls {
-		out = append(out, c.req)
-	}
-	return out
-}
-
-func newFake(t *testing.T) (*fakeKernel, *beegfsDriver) {
+func newFake(t *testing.T) (*fakeKernel, driver.Driver) {
 	if ptrSize != 8 {
 		t.Skip("the fake reads a 64-bit filename pointer")
 	}
 	k := &fakeKernel{t: t, info: stripeInfo{patternType: patternRAID0, chunkSize: 512 << 10, numTargets: 4}}
-	return k, newDriver(k.ioctl)
+	k.Answer = k.answer
+	return k, striped.New(Name, &beegfs{ioctl: k.Ioctl})
 }
 
 func TestCreateWithLayoutGoesThroughParentDirectory(t *testing.T) {
@@ -96,15 +79,15 @@ func TestCreateWithLayoutGoesThroughParentDirectory(t *testing.T) {
 	require.NoError(t, err)
 	defer f.Close()
 
-	require.Equal(t, []uint{beegfsIocMkfileStripeHints, beegfsIocGetStripeInfo}, k.reqs())
-	mk := k.calls[0]
-	assert.True(t, mk.isDir, "MKFILE_STRIPEHINTS is issued on the parent directory")
-	assert.Equal(t, "out.dat", mk.name)
-	assert.Equal(t, uint32(0o640), hostEndian.Uint32(mk.arg[offMkMode:]))
-	assert.Equal(t, uint32(8), hostEndian.Uint32(mk.arg[offMkNumTargets:]))
-	assert.Equal(t, uint32(1<<20), hostEndian.Uint32(mk.arg[offMkChunkSize:]), "rounded up to a power of two")
-	assert.False(t, k.calls[1].isDir)
-	assert.Len(t, k.calls[1].arg, sizeStripeInfo)
+	require.Equal(t, []uint{beegfsIocMkfileStripeHints, beegfsIocGetStripeInfo}, k.Reqs())
+	mk := k.Calls[0]
+	assert.True(t, mk.IsDir, "MKFILE_STRIPEHINTS is issued on the parent directory")
+	assert.Equal(t, "out.dat", mk.Name)
+	assert.Equal(t, uint32(0o640), hostEndian.Uint32(mk.Arg[offMkMode:]))
+	assert.Equal(t, uint32(8), hostEndian.Uint32(mk.Arg[offMkNumTargets:]))
+	assert.Equal(t, uint32(1<<20), hostEndian.Uint32(mk.Arg[offMkChunkSize:]), "rounded up to a power of two")
+	assert.False(t, k.Calls[1].IsDir)
+	assert.Len(t, k.Calls[1].Arg, sizeStripeInfo)
 	assert.Equal(t, driver.Layout{StripeSize: 512 << 10, StripeCount: 4, StartTarget: -1}, f.Layout(),
 		"the layout read back, not the one asked for")
 
@@ -126,11 +109,11 @@ func TestCreateExistingKeepsLayoutOrFailsExclusive(t *testing.T) {
 	var pe *os.PathError
 	assert.ErrorAs(t, err, &pe)
 
-	k.calls = nil
+	k.Calls = nil
 	f, err := d.Open(path, driver.OpenOptions{Flags: driver.ORdWr | driver.OCreate, Layout: req})
 	require.NoError(t, err, "EEXIST without O_EXCL keeps the file")
 	defer f.Close()
-	assert.Equal(t, []uint{beegfsIocMkfileStripeHints, beegfsIocGetStripeInfo}, k.reqs())
+	assert.Equal(t, []uint{beegfsIocMkfileStripeHints, beegfsIocGetStripeInfo}, k.Reqs())
 	size, err := f.Size()
 	require.NoError(t, err)
 	assert.EqualValues(t, 1, size)
@@ -143,13 +126,13 @@ func TestNoLayoutRequestedOrNotCreating(t *testing.T) {
 		Layout: driver.Layout{StartTarget: 5}})
 	require.NoError(t, err)
 	f.Close()
-	assert.Equal(t, []uint{beegfsIocGetStripeInfo}, k.reqs(), "start_iodevice alone is not expressible")
+	assert.Equal(t, []uint{beegfsIocGetStripeInfo}, k.Reqs(), "start_iodevice alone is not expressible")
 
-	k.calls = nil
+	k.Calls = nil
 	f, err = d.Open(path, driver.OpenOptions{Flags: driver.ORdOnly, Layout: driver.Layout{StripeCount: 3}})
 	require.NoError(t, err)
 	f.Close()
-	assert.Equal(t, []uint{beegfsIocGetStripeInfo}, k.reqs())
+	assert.Equal(t, []uint{beegfsIocGetStripeInfo}, k.Reqs())
 }
 
 func TestMkfileFailureIsAClearError(t *testing.T) {
@@ -176,7 +159,7 @@ func TestMkfileBadNames(t *testing.T) {
 	assert.ErrorIs(t, err, unix.ENAMETOOLONG)
 	_, err = d.Open(filepath.Join(dir, "missing", "f"), opts)
 	assert.ErrorIs(t, err, fs.ErrNotExist)
-	assert.Empty(t, k.calls)
+	assert.Empty(t, k.Calls)
 }
 
 func TestGetStripeInfoOutcomes(t *testing.T) {

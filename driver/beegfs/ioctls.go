@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/collio/collio/driver"
+	"github.com/collio/collio/driver/striped"
 )
 
 // Facts from the BeeGFS client API, ThinkParQ/beegfs (read at commit
@@ -54,6 +55,9 @@ const (
 	patternBuddyMirror = 3
 )
 
+// ptrSize is the size of a C pointer in the Linux ABI (that of long).
+const ptrSize = striped.SizeofLong
+
 const (
 	offInfoPatternType = 0
 	offInfoChunkSize   = 4
@@ -68,8 +72,8 @@ const (
 )
 
 var (
-	beegfsIocGetStripeInfo     = iocR(iocType, iocNumGetInfo, sizeStripeInfo)
-	beegfsIocMkfileStripeHints = iocW(iocType, iocNumMkfile, sizeMkfile)
+	beegfsIocGetStripeInfo     = striped.IOR(iocType, iocNumGetInfo, sizeStripeInfo)
+	beegfsIocMkfileStripeHints = striped.IOW(iocType, iocNumMkfile, sizeMkfile)
 )
 
 // hostEndian: the arguments are plain host-order C structs (little-endian

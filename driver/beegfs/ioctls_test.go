@@ -6,8 +6,8 @@ import (
 	"unsafe"
 
 	"github.com/collio/collio/driver"
+	"github.com/collio/collio/driver/striped"
 	"github.com/stretchr/testify/assert"
-	"golang.org/x/sys/unix"
 )
 
 // Go transcriptions of the C structs in beegfs_client.h (see ioctls.go);
@@ -43,12 +43,6 @@ func TestStructLayoutsMatchHeader(t *testing.T) {
 	}
 }
 
-func TestIocEncoding(t *testing.T) {
-	assert.Equal(t, uint(unix.FS_IOC_SETFLAGS), iocW('f', 2, ptrSize), "_IOW('f', 2, long)")
-	assert.Equal(t, uint(unix.FS_IOC_GETFLAGS), iocR('f', 1, ptrSize), "_IOR('f', 1, long)")
-	assert.Equal(t, uint(unix.BLKGETSIZE64), iocR(0x12, 114, ptrSize), "_IOR(0x12, 114, size_t)")
-}
-
 func TestRequestNumbers(t *testing.T) {
 	for _, c := range []struct {
 		name     string
@@ -56,15 +50,15 @@ func TestRequestNumbers(t *testing.T) {
 		nr, size uint
 		dir      uintptr
 	}{
-		{"BEEGFS_IOC_GET_STRIPEINFO", beegfsIocGetStripeInfo, 25, 12, iocRead},
-		{"BEEGFS_IOC_MKFILE_STRIPEHINTS", beegfsIocMkfileStripeHints, 27, uint(unsafe.Sizeof(cMkFileWithStripeHintsArg{})), iocWrite},
+		{"BEEGFS_IOC_GET_STRIPEINFO", beegfsIocGetStripeInfo, 25, 12, striped.IOCRead},
+		{"BEEGFS_IOC_MKFILE_STRIPEHINTS", beegfsIocMkfileStripeHints, 27, uint(unsafe.Sizeof(cMkFileWithStripeHintsArg{})), striped.IOCWrite},
 	} {
 		assert.Equal(t, c.nr, c.req&0xFF, c.name+" nr")
 		assert.Equal(t, uint('f'), c.req>>8&0xFF, c.name+" type")
-		assert.Equal(t, c.size, c.req>>16&(1<<iocSizeBits-1), c.name+" size")
-		assert.Equal(t, uint(c.dir), c.req>>iocDirShift, c.name+" dir")
+		assert.Equal(t, c.size, c.req>>16&(1<<striped.IOCSizeBits-1), c.name+" size")
+		assert.Equal(t, uint(c.dir), c.req>>striped.IOCDirShift, c.name+" dir")
 	}
-	if iocSizeBits == 14 && ptrSize == 8 { // x86-64, arm64, riscv64...
+	if striped.IOCSizeBits == 14 && ptrSize == 8 { // x86-64, arm64, riscv64...
 		// _IOR: 2<<30 | 12<<16 | 'f'<<8 | 25 ; _IOW: 1<<30 | 24<<16 | 'f'<<8 | 27
 		assert.Equal(t, uint(0x800C6619), beegfsIocGetStripeInfo)
 		assert.Equal(t, uint(0x4018661B), beegfsIocMkfileStripeHints)

@@ -7,35 +7,18 @@ import (
 	"testing"
 
 	"github.com/collio/collio/driver"
+	"github.com/collio/collio/driver/internal/stripedtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// mountDir returns a fresh directory under $COLLIO_BEEGFS_DIR, or skips.
-func mountDir(t *testing.T) string {
-	t.Helper()
-	base := os.Getenv("COLLIO_BEEGFS_DIR")
-	if base == "" {
-		t.Skip("needs a BeeGFS mount: make test-beegfs COLLIO_BEEGFS_DIR=/mnt/beegfs/$USER")
-	}
-	dir, err := os.MkdirTemp(base, "collio-beegfs-test-")
-	require.NoError(t, err)
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	return dir
-}
+// mount is where the tests on a real mount run (make test-beegfs).
+var mount = stripedtest.Mount{Env: "COLLIO_BEEGFS_DIR", Driver: Name, FS: "BeeGFS", Example: "/mnt/beegfs/$USER"}
 
-func TestMountDetected(t *testing.T) {
-	dir := mountDir(t)
-	name, err := driver.DetectFSName(filepath.Join(dir, "new"))
-	require.NoError(t, err)
-	require.Equal(t, "beegfs", name, "COLLIO_BEEGFS_DIR must be on BeeGFS")
-	d, _, err := driver.Resolve(filepath.Join(dir, "new"))
-	require.NoError(t, err)
-	assert.Equal(t, "beegfs", d.Name())
-}
+func TestMountDetected(t *testing.T) { mount.CheckDetected(t) }
 
 func TestMountCreateWithStripeHints(t *testing.T) {
-	dir := mountDir(t)
+	dir := mount.Dir(t)
 	path := filepath.Join(dir, "striped")
 	d := New()
 	f, err := d.Open(path, driver.OpenOptions{Flags: driver.ORdWr | driver.OCreate | driver.OExcl, Perm: 0o644,
@@ -65,10 +48,5 @@ func TestMountCreateWithStripeHints(t *testing.T) {
 }
 
 func TestMountDefaultLayoutIsReported(t *testing.T) {
-	dir := mountDir(t)
-	f, err := New().Open(filepath.Join(dir, "plain"), driver.OpenOptions{Flags: driver.ORdWr | driver.OCreate})
-	require.NoError(t, err)
-	defer f.Close()
-	assert.Positive(t, f.Layout().StripeSize)
-	assert.Positive(t, f.Layout().StripeCount)
+	mount.CheckDefaultLayout(t, New(), driver.Layout{})
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/collio/collio/driver"
+	"github.com/collio/collio/driver/striped"
 	"golang.org/x/sys/unix"
 )
 
@@ -30,8 +31,8 @@ import (
 // struct lov_user_md: only the number matters, the kernel takes the
 // pointer from the argument.
 var (
-	llIocLovSetstripe = iocW('f', 154, sizeofLong)
-	llIocLovGetstripe = iocW('f', 155, sizeofLong)
+	llIocLovSetstripe = striped.IOW('f', 154, striped.SizeofLong)
+	llIocLovGetstripe = striped.IOW('f', 155, striped.SizeofLong)
 )
 
 // oLovDelayCreate makes open(O_CREAT) create the file without allocating

@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/collio/collio/driver"
+	"github.com/collio/collio/driver/striped"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
@@ -108,15 +109,6 @@ func TestStructLayoutsMatchHeader(t *testing.T) {
 	assert.Equal(t, sizeUserMdV3+2000*24, getstripeBufSize)
 }
 
-// TestIocEncoding checks _IOC against request numbers that x/sys/unix takes
-// from the kernel headers of this architecture.
-func TestIocEncoding(t *testing.T) {
-	assert.Equal(t, uint(unix.FS_IOC_SETFLAGS), iocW('f', 2, sizeofLong), "_IOW('f', 2, long)")
-	assert.Equal(t, uint(unix.FS_IOC_GETFLAGS), iocR('f', 1, sizeofLong), "_IOR('f', 1, long)")
-	assert.Equal(t, uint(unix.BLKGETSIZE64), iocR(0x12, 114, sizeofLong), "_IOR(0x12, 114, size_t)")
-	assert.EqualValues(t, unsafe.Sizeof(int(0)), sizeofLong, "long is pointer-sized on Linux")
-}
-
 func TestRequestNumbers(t *testing.T) {
 	// Decompose each number into the _IOC fields.
 	for _, c := range []struct {
@@ -126,10 +118,10 @@ func TestRequestNumbers(t *testing.T) {
 	}{{"LL_IOC_LOV_SETSTRIPE", llIocLovSetstripe, 154}, {"LL_IOC_LOV_GETSTRIPE", llIocLovGetstripe, 155}} {
 		assert.Equal(t, c.nr, c.req&0xFF, c.name+" nr")
 		assert.Equal(t, uint('f'), c.req>>8&0xFF, c.name+" type")
-		assert.Equal(t, uint(sizeofLong), c.req>>16&(1<<iocSizeBits-1), c.name+" size")
-		assert.Equal(t, uint(iocWrite), c.req>>iocDirShift, c.name+" dir")
+		assert.Equal(t, uint(striped.SizeofLong), c.req>>16&(1<<striped.IOCSizeBits-1), c.name+" size")
+		assert.Equal(t, uint(striped.IOCWrite), c.req>>striped.IOCDirShift, c.name+" dir")
 	}
-	if iocSizeBits == 14 && sizeofLong == 8 { // x86-64, arm64, riscv64...
+	if striped.IOCSizeBits == 14 && striped.SizeofLong == 8 { // x86-64, arm64, riscv64...
 		// dir=_IOC_WRITE(1)<<30 | size 8<<16 | 'f'(0x66)<<8 | nr
 		assert.Equal(t, uint(0x4008669A), llIocLovSetstripe)
 		assert.Equal(t, uint(0x4008669B), llIocLovGetstripe)

@@ -5,38 +5,27 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 
 	"github.com/collio/collio/driver"
+	"github.com/collio/collio/driver/internal/stripedtest"
+	"github.com/collio/collio/driver/striped"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 )
 
-// call is one ioctl the fake kernel saw.
-type call struct {
-	req   uint
-	arg   []byte // copy of the bytes passed in
-	async bool   // the descriptor had O_ASYNC (part of O_LOV_DELAY_CREATE)
-}
-
 // fakeKernel answers LL_IOC_LOV_SETSTRIPE with setErr and
 // LL_IOC_LOV_GETSTRIPE with getErr or by copying layout into the buffer.
 type fakeKernel struct {
-	calls  []call
+	stripedtest.Kernel
 	setErr error
 	getErr error
 	layout []byte
 }
 
-func (k *fakeKernel) ioctl(fd int, req uint, arg []byte) error {
-	fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
-	if err != nil {
-		return err
-	}
-	k.calls = append(k.calls, call{req: req, arg: slices.Clone(arg), async: fl&unix.O_ASYNC != 0})
-	switch req {
+func (k *fakeKernel) answer(c *stripedtest.Call, _ int, arg []byte, _ [][]byte) error {
+	switch c.Req {
 	case llIocLovSetstripe:
 		return k.setErr
 	case llIocLovGetstripe:
@@ -49,17 +38,13 @@ func (k *fakeKernel) ioctl(fd int, req uint, arg []byte) error {
 	return unix.ENOTTY
 }
 
-func (k *fakeKernel) reqs() []uint {
-	var out []uint
-	for _, c := range k.calls {
-		out = append(out, c.req)
-	}
-	return out
-}
+// async: the call's descriptor had O_ASYNC (part of O_LOV_DELAY_CREATE).
+func async(c stripedtest.Call) bool { return c.Flags&unix.O_ASYNC != 0 }
 
-func newFake() (*fakeKernel, *lustreDriver) {
+func newFake() (*fakeKernel, driver.Driver) {
 	k := &fakeKernel{layout: answer(lovUserMagicV1, 1<<20, 4, 0, 3, 4, 5, 6)}
-	return k, newDriver(k.ioctl)
+	k.Answer = k.answer
+	return k, striped.New(Name, &lustre{ioctl: k.Ioctl})
 }
 
 func createOpts(l driver.Layout) driver.OpenOptions {
@@ -73,11 +58,11 @@ func TestCreateWithLayoutSetsThenReadsStriping(t *testing.T) {
 	require.NoError(t, err)
 	defer f.Close()
 
-	require.Equal(t, []uint{llIocLovSetstripe, llIocLovGetstripe}, k.reqs())
-	set := k.calls[0]
-	assert.True(t, set.async, "setstripe runs on the descriptor opened with O_LOV_DELAY_CREATE")
-	assert.Equal(t, setstripe{stripeSize: 1 << 20, stripeCount: 4, stripeOffset: 3}.encode(), set.arg)
-	assert.Len(t, k.calls[1].arg, getstripeBufSize)
+	require.Equal(t, []uint{llIocLovSetstripe, llIocLovGetstripe}, k.Reqs())
+	set := k.Calls[0]
+	assert.True(t, async(set), "setstripe runs on the descriptor opened with O_LOV_DELAY_CREATE")
+	assert.Equal(t, setstripe{stripeSize: 1 << 20, stripeCount: 4, stripeOffset: 3}.encode(), set.Arg)
+	assert.Len(t, k.Calls[1].Arg, getstripeBufSize)
 	assert.Equal(t, driver.Layout{StripeSize: 1 << 20, StripeCount: 4, StartTarget: 3}, f.Layout())
 
 	// The I/O goes through ufs.
@@ -98,8 +83,8 @@ func TestCreateWithoutLayoutOnlyReads(t *testing.T) {
 	f, err := d.Open(path, createOpts(driver.Layout{StartTarget: -1}))
 	require.NoError(t, err)
 	defer f.Close()
-	assert.Equal(t, []uint{llIocLovGetstripe}, k.reqs())
-	assert.False(t, k.calls[0].async, "no delayed create without a layout to set")
+	assert.Equal(t, []uint{llIocLovGetstripe}, k.Reqs())
+	assert.False(t, async(k.Calls[0]), "no delayed create without a layout to set")
 	assert.Equal(t, driver.Layout{StripeSize: 1 << 20, StripeCount: 4, StartTarget: 3}, f.Layout())
 }
 
@@ -110,7 +95,7 @@ func TestOpenExistingNeverSetsLayout(t *testing.T) {
 	f, err := d.Open(path, driver.OpenOptions{Flags: driver.ORdOnly, Layout: driver.Layout{StripeCount: 8}})
 	require.NoError(t, err)
 	defer f.Close()
-	assert.Equal(t, []uint{llIocLovGetstripe}, k.reqs())
+	assert.Equal(t, []uint{llIocLovGetstripe}, k.Reqs())
 	b := make([]byte, 4)
 	_, err = f.ReadAt(b, 0)
 	require.NoError(t, err)
@@ -139,7 +124,7 @@ func TestSetstripeEEXISTKeepsExistingLayout(t *testing.T) {
 	f, err := d.Open(path, driver.OpenOptions{Flags: driver.ORdWr | driver.OCreate, Layout: driver.Layout{StripeCount: 2}})
 	require.NoError(t, err)
 	defer f.Close()
-	assert.Equal(t, []uint{llIocLovSetstripe, llIocLovGetstripe}, k.reqs())
+	assert.Equal(t, []uint{llIocLovSetstripe, llIocLovGetstripe}, k.Reqs())
 	assert.Equal(t, 4, f.Layout().StripeCount, "the layout the file has, not the one asked for")
 }
 
@@ -213,7 +198,7 @@ func TestInvalidRequestCreatesNothing(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "f")
 	_, err := d.Open(path, createOpts(driver.Layout{StartTarget: 70000}))
 	assert.ErrorIs(t, err, unix.EINVAL)
-	assert.Empty(t, k.calls)
+	assert.Empty(t, k.Calls)
 	_, statErr := os.Stat(path)
 	assert.ErrorIs(t, statErr, fs.ErrNotExist)
 }
@@ -226,8 +211,8 @@ func TestPoolUsesV3(t *testing.T) {
 	f, err := d.Open(path, opts)
 	require.NoError(t, err)
 	defer f.Close()
-	require.Equal(t, llIocLovSetstripe, k.calls[0].req)
-	assert.Equal(t, setstripe{stripeCount: 2, stripeOffset: lovOffsetDefault, pool: "flash"}.encode(), k.calls[0].arg)
+	require.Equal(t, llIocLovSetstripe, k.Calls[0].Req)
+	assert.Equal(t, setstripe{stripeCount: 2, stripeOffset: lovOffsetDefault, pool: "flash"}.encode(), k.Calls[0].Arg)
 }
 
 func TestGetstripeOutcomes(t *testing.T) {
@@ -266,7 +251,7 @@ func TestOpenErrorsAreOSErrors(t *testing.T) {
 
 	_, err = d.Open(dir, driver.OpenOptions{Flags: driver.ORdOnly})
 	assert.ErrorIs(t, err, unix.EISDIR)
-	assert.Empty(t, k.calls, "no ioctl on a directory")
+	assert.Empty(t, k.Calls, "no ioctl on a directory")
 }
 
 func TestDelete(t *testing.T) {

@@ -2,40 +2,22 @@ package lustre
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/collio/collio/driver"
+	"github.com/collio/collio/driver/internal/stripedtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// mountDir returns a fresh directory under $COLLIO_LUSTRE_DIR, or skips.
-func mountDir(t *testing.T) string {
-	t.Helper()
-	base := os.Getenv("COLLIO_LUSTRE_DIR")
-	if base == "" {
-		t.Skip("needs a Lustre mount: make test-lustre COLLIO_LUSTRE_DIR=/lustre/scratch/$USER")
-	}
-	dir, err := os.MkdirTemp(base, "collio-lustre-test-")
-	require.NoError(t, err)
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	return dir
-}
+// mount is where the tests on a real mount run (make test-lustre).
+var mount = stripedtest.Mount{Env: "COLLIO_LUSTRE_DIR", Driver: Name, FS: "Lustre", Example: "/lustre/scratch/$USER"}
 
-func TestMountDetected(t *testing.T) {
-	dir := mountDir(t)
-	name, err := driver.DetectFSName(filepath.Join(dir, "new"))
-	require.NoError(t, err)
-	require.Equal(t, "lustre", name, "COLLIO_LUSTRE_DIR must be on Lustre")
-	d, _, err := driver.Resolve(filepath.Join(dir, "new"))
-	require.NoError(t, err)
-	assert.Equal(t, "lustre", d.Name())
-}
+func TestMountDetected(t *testing.T) { mount.CheckDetected(t) }
 
 func TestMountCreateWithLayout(t *testing.T) {
-	dir := mountDir(t)
+	dir := mount.Dir(t)
 	path := filepath.Join(dir, "striped")
 	d := New()
 	want := driver.Layout{StripeSize: 1 << 20, StripeCount: 2, StartTarget: -1}
@@ -65,7 +47,7 @@ func TestMountCreateWithLayout(t *testing.T) {
 }
 
 func TestMountRoundsStripeSize(t *testing.T) {
-	dir := mountDir(t)
+	dir := mount.Dir(t)
 	f, err := New().Open(filepath.Join(dir, "rounded"), driver.OpenOptions{Flags: driver.ORdWr | driver.OCreate,
 		Layout: driver.Layout{StripeSize: 1000000, StripeCount: 1, StartTarget: -1}})
 	require.NoError(t, err)
@@ -74,11 +56,5 @@ func TestMountRoundsStripeSize(t *testing.T) {
 }
 
 func TestMountDefaultLayoutIsReported(t *testing.T) {
-	dir := mountDir(t)
-	f, err := New().Open(filepath.Join(dir, "plain"), driver.OpenOptions{Flags: driver.ORdWr | driver.OCreate,
-		Layout: driver.Layout{StartTarget: -1}})
-	require.NoError(t, err)
-	defer f.Close()
-	assert.Positive(t, f.Layout().StripeSize)
-	assert.Positive(t, f.Layout().StripeCount)
+	mount.CheckDefaultLayout(t, New(), driver.Layout{StartTarget: -1})
 }

@@ -43,6 +43,21 @@ func (ufsDriver) Open(path string, opts driver.OpenOptions) (driver.File, error)
 	if err != nil {
 		return nil, err
 	}
+	return fromFile(f, path, opts)
+}
+
+// FromFD makes a ufs file of a descriptor that the caller opened on path
+// with opts.Flags, so that a driver which needs the descriptor itself
+// (the striped file systems run their ioctls on it) does its I/O through
+// ufs without opening the file a second time. The file takes fd over: it
+// closes fd when it is closed, or at once when FromFD fails. Of
+// opts.Params, direct_read and direct_write are read, as by Open.
+func FromFD(fd int, path string, opts driver.OpenOptions) (driver.File, error) {
+	return fromFile(os.NewFile(uintptr(fd), path), path, opts)
+}
+
+// fromFile makes a ufs file of f, which it owns from then on.
+func fromFile(f *os.File, path string, opts driver.OpenOptions) (driver.File, error) {
 	// open(2) accepts a directory read-only; MPI files are regular files,
 	// so fail here rather than on the first read.
 	if info, err := f.Stat(); err != nil {

@@ -2,6 +2,7 @@ package ufs
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"github.com/collio/collio/driver"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 )
 
 func TestRegisteredUnderUFS(t *testing.T) {
@@ -182,4 +184,40 @@ func TestConcurrentWritersOnOneFile(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, pattern(block, byte(w)), got, "writer %d", w)
 	}
+}
+
+// fdPath is where /proc says descriptor fd points, "" when it is closed.
+func fdPath(fd int) string {
+	p, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", fd))
+	if err != nil {
+		return ""
+	}
+	return p
+}
+
+func TestFromFDUsesTheGivenDescriptor(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	fd, err := unix.Open(path, unix.O_RDWR|unix.O_CREAT|unix.O_CLOEXEC, 0o644)
+	require.NoError(t, err)
+	f, err := FromFD(fd, path, driver.OpenOptions{Flags: driver.ORdWr})
+	require.NoError(t, err)
+	_, err = f.WriteAt([]byte("through fd"), 3)
+	require.NoError(t, err)
+	// The bytes went through fd itself: read them back on it.
+	got := make([]byte, 10)
+	_, err = unix.Pread(fd, got, 3)
+	require.NoError(t, err)
+	assert.Equal(t, "through fd", string(got))
+	assert.Equal(t, path, fdPath(fd))
+	require.NoError(t, f.Close())
+	assert.NotEqual(t, path, fdPath(fd), "Close closes the descriptor handed over")
+}
+
+func TestFromFDRefusesADirectoryAndClosesIt(t *testing.T) {
+	dir := t.TempDir()
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	require.NoError(t, err)
+	_, err = FromFD(fd, dir, driver.OpenOptions{Flags: driver.ORdOnly})
+	assert.ErrorIs(t, err, syscall.EISDIR)
+	assert.NotEqual(t, dir, fdPath(fd), "a refused descriptor is closed, not leaked")
 }

@@ -74,6 +74,12 @@ func agreeOn(c comm.Comm, err error, seq *int64, digest *uint64) error {
 			break
 		}
 	}
+	return spread(c, err, text, failed, n)
+}
+
+// spread gives every rank the error of rank failed (text of n bytes there),
+// or nil if failed < 0.
+func spread(c comm.Comm, err error, text []byte, failed, n int) error {
 	if failed < 0 {
 		return nil
 	}
@@ -89,6 +95,42 @@ func agreeOn(c comm.Comm, err error, seq *int64, digest *uint64) error {
 		return err
 	}
 	return decode(buf)
+}
+
+// Record is Errors carrying a record of words from every rank, so a
+// collective call can share what it needs and agree on its outcome in the
+// same Allgather. All ranks pass records of the same length; rank r's
+// words are all[r*len(mine):(r+1)*len(mine)]. The words are returned even
+// when the call fails (nil only when the agreement itself failed).
+func Record(c comm.Comm, err error, mine []uint64) (all []uint64, _ error) {
+	var text []byte
+	if err != nil {
+		text = encode(err)
+	}
+	k := len(mine)
+	width := 8 * (1 + k)
+	buf := make([]byte, width*(c.Size()+1))
+	own, gathered := buf[:width], buf[width:]
+	binary.LittleEndian.PutUint64(own, uint64(len(text)))
+	for i, w := range mine {
+		binary.LittleEndian.PutUint64(own[8*(1+i):], w)
+	}
+	if cerr := Allgather(c, own, gathered); cerr != nil {
+		return nil, &ioerr.Error{Class: ioerr.ErrInternComm, Op: "agree", Rank: c.Rank(), Err: cerr,
+			Msg: fmt.Sprintf("agreeing on the outcome failed: %v (local outcome: %v)", cerr, err)}
+	}
+	all = make([]uint64, k*c.Size())
+	failed, n := -1, 0
+	for r := 0; r < c.Size(); r++ {
+		rec := gathered[width*r:]
+		if l := int(binary.LittleEndian.Uint64(rec)); l > 0 && failed < 0 {
+			failed, n = r, l
+		}
+		for i := range k {
+			all[k*r+i] = binary.LittleEndian.Uint64(rec[8*(1+i):])
+		}
+	}
+	return all, spread(c, err, text, failed, n)
 }
 
 // encode packs an error's class code and text.

@@ -58,6 +58,14 @@ func forget(c Comm) bool {
 	return true
 }
 
+// Created counts the communicators collio made and has not freed: a
+// check for leaks, and for the duplicates package commpool keeps.
+func Created() int {
+	created.Lock()
+	defer created.Unlock()
+	return len(created.set)
+}
+
 // nullComm is MPI_COMM_NULL, what failed constructors return.
 func nullComm() Comm { return Comm{C.collio_null_comm()} }
 

@@ -128,8 +128,48 @@ int main(int argc, char **argv)
 	/* set_view resets the shared pointer. */
 	CHECK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "native", MPI_INFO_NULL));
 	expect_pos(0, "after set_view");
+	/* Leave the pointer away from 0: the next open must not see it. */
+	CHECK(MPI_File_seek_shared(fh, 7, MPI_SEEK_SET));
+	expect_pos(7, "after seek_shared before close");
 	MPI_Barrier(MPI_COMM_WORLD);
 	CHECK(MPI_File_close(&fh));
+
+	/* Opens after a close (collio reuses the communicator and window
+	 * it kept): each starts at 0, or at the end with MPI_MODE_APPEND. */
+	for (int again = 0; again < 3; again++) {
+		CHECK(MPI_File_open(MPI_COMM_WORLD, t_path(dir, "shared.dat"), MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+		expect_pos(0, "after reopening");
+		CHECK(MPI_File_seek_shared(fh, 3 + again, MPI_SEEK_SET));
+		MPI_Barrier(MPI_COMM_WORLD);
+		CHECK(MPI_File_close(&fh));
+	}
+	MPI_Offset size = (MPI_Offset)total * (MPI_Offset)sizeof(int);
+	if (collio_loaded()) { /* OMPIO leaves the shared pointer at 0 */
+		CHECK(MPI_File_open(MPI_COMM_WORLD, t_path(dir, "shared.dat"), MPI_MODE_RDWR | MPI_MODE_APPEND,
+				    MPI_INFO_NULL, &fh));
+		expect_pos(size, "after opening with MPI_MODE_APPEND");
+		CHECK(MPI_File_close(&fh));
+	}
+
+	/* Two files open at once on one communicator, and one on a
+	 * communicator the program frees while collio keeps state for it. */
+	MPI_File fh2;
+	MPI_Comm dup;
+	MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+	for (int again = 0; again < 2; again++) {
+		CHECK(MPI_File_open(MPI_COMM_WORLD, t_path(dir, "shared.dat"), MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
+		CHECK(MPI_File_open(dup, t_path(dir, "shared.dat"), MPI_MODE_RDONLY, MPI_INFO_NULL, &fh2));
+		CHECK(MPI_File_seek_shared(fh, 4, MPI_SEEK_SET));
+		MPI_Offset p2;
+		CHECK(MPI_File_get_position_shared(fh2, &p2));
+		EXPECT(p2 == 0, "second file's shared position %lld, want 0", (long long)p2);
+		MPI_Barrier(MPI_COMM_WORLD);
+		expect_pos(4, "first file after moving it");
+		CHECK(MPI_File_close(&fh2));
+		CHECK(MPI_File_close(&fh));
+	}
+	MPI_Comm_free(&dup);
+	MPI_Barrier(MPI_COMM_WORLD);
 	t_done();
 	return 0;
 }

@@ -1,10 +1,11 @@
 //go:build ppc64 || ppc64le || mips || mipsle || mips64 || mips64le
 
-package beegfs
+package striped
 
 // arch/{powerpc,mips}/include/uapi/asm/ioctl.h values.
 const (
-	iocSizeBits         = 13
-	iocWrite    uintptr = 4
-	iocRead     uintptr = 2
+	IOCSizeBits         = 13
+	IOCNone     uintptr = 1
+	IOCWrite    uintptr = 4
+	IOCRead     uintptr = 2
 )

@@ -1,10 +1,11 @@
 //go:build !(ppc64 || ppc64le || mips || mipsle || mips64 || mips64le)
 
-package lustre
+package striped
 
 // asm-generic/ioctl.h values (x86, arm, arm64, riscv64, loong64, s390x).
 const (
-	iocSizeBits         = 14
-	iocWrite    uintptr = 1
-	iocRead     uintptr = 2
+	IOCSizeBits         = 14
+	IOCNone     uintptr = 0
+	IOCWrite    uintptr = 1
+	IOCRead     uintptr = 2
 )

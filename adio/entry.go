@@ -1,0 +1,62 @@
+package adio
+
+import (
+	"encoding/binary"
+
+	"github.com/collio/collio/internal/coll"
+)
+
+// entryRecord is what each rank tells the others at the start of a
+// collective transfer, in enter's one Allgather.
+type entryRecord struct {
+	op  int64 // opCodes: the explicit-offset and file-pointer forms of a direction meet
+	seq int64 // collective transfers on the file so far, this one included
+	// rng is the file range the rank accesses ([0, 0) when it has none).
+	rng coll.Range
+	// bad: a bad argument on this rank, or an error owed by an earlier
+	// call: every rank then returns the lowest failing rank's error.
+	bad bool
+	// pending is the range of this rank's E10 cache not copied yet.
+	pending coll.Range
+	// fellBack: this rank's E10 cache gave up after open.
+	fellBack bool
+	bytes    int64
+	// own is the rank's own-blocks report (Count -1: none).
+	own coll.OwnBlocks
+	// maySieve: this rank's write may read-modify-write (so the others'
+	// independent writes need locks where ranges interleave).
+	maySieve bool
+	digest   uint64 // the directions of the file's transfers so far
+	pieces   int64  // estimated file pieces (metrics.PiecesOf)
+}
+
+// entryWords is the size of an encoded entryRecord in 64-bit words.
+const entryWords = 14
+
+func (e *entryRecord) encode(b []byte) {
+	w := [entryWords]uint64{
+		uint64(e.op), uint64(e.seq), uint64(e.rng.Start), uint64(e.rng.End), flag(e.bad),
+		uint64(e.pending.Start), uint64(e.pending.End), uint64(e.bytes), flag(e.fellBack),
+		uint64(e.own.Count), e.own.Hash, flag(e.maySieve), e.digest, uint64(e.pieces),
+	}
+	for i, x := range w {
+		binary.LittleEndian.PutUint64(b[8*i:], x)
+	}
+}
+
+func decodeEntry(b []byte) entryRecord {
+	w := func(i int) uint64 { return binary.LittleEndian.Uint64(b[8*i:]) }
+	i := func(k int) int64 { return int64(w(k)) }
+	return entryRecord{
+		op: i(0), seq: i(1), rng: coll.Range{Start: i(2), End: i(3)}, bad: w(4) != 0,
+		pending: coll.Range{Start: i(5), End: i(6)}, bytes: i(7), fellBack: w(8) != 0,
+		own: coll.OwnBlocks{Count: i(9), Hash: w(10)}, maySieve: w(11) != 0, digest: w(12), pieces: i(13),
+	}
+}
+
+func flag(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
