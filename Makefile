@@ -84,9 +84,8 @@ FUZZ_TARGETS := \
 	./driver/lustre:FuzzDecodeLayout \
 	./driver/beegfs:FuzzDecodeStripeInfo \
 	./driver/sim:FuzzDecodeParams \
-	./twophase:FuzzDecodeRequests \
-	./tam:FuzzDecodeList \
-	./segment:FuzzDecodeList
+	./internal/coll:FuzzDecodeRequests \
+	./internal/coll:FuzzDecodeList
 .PHONY: fuzz
 fuzz: deps
 	@failed=; for t in $(FUZZ_TARGETS); do \

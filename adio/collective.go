@@ -6,6 +6,7 @@ import (
 
 	"github.com/collio/collio/hints"
 	"github.com/collio/collio/internal/agree"
+	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/ioerr"
 	"github.com/collio/collio/metrics"
 	"github.com/collio/collio/twophase"
@@ -80,7 +81,7 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 	c.aggs = c.aggregators(name)
 	c.deferred = name == hints.StrategyIndependent && f.defersAgreement() && !f.cached
 	f.learn(write, c.deferred)
-	s := strategies[name]
+	s := strategies[name].impl
 	var n int64
 	if write {
 		err = s.write(c)
@@ -248,16 +249,16 @@ func sameCollective(a, b int64) bool { return a%2 == b%2 }
 // E10 cache, the range of each rank's data not copied yet (pending), and
 // for writes whether any rank may sieve (else independent writes need no
 // locks).
-func (f *File) enter(c *call, write bool, local error) (pending []twophase.Range, err error) {
+func (f *File) enter(c *call, write bool, local error) (pending []coll.Range, err error) {
 	defer metrics.Timer(&f.last.Plan)()
 	v, a, off, op := c.view, c.access, c.off, c.op
-	mine := entryRecord{op: opCodes[op], seq: f.seq, bytes: a.Size(), own: twophase.OwnBlocks{Count: -1}, digest: f.digest}
+	mine := entryRecord{op: opCodes[op], seq: f.seq, bytes: a.Size(), own: coll.OwnBlocks{Count: -1}, digest: f.digest}
 	if local == nil && a.Size() > 0 {
 		s, e, err := fileRange(v, off*v.Etype.Size(), a.Size())
 		if err != nil {
 			local = f.wrap(err, op)
 		}
-		mine.rng = twophase.Range{Start: s, End: e}
+		mine.rng = coll.Range{Start: s, End: e}
 	}
 	if local == nil {
 		mine.pieces = metrics.PiecesOf(v.Filetype, off*v.Etype.Size(), a.Size())
@@ -265,7 +266,7 @@ func (f *File) enter(c *call, write bool, local error) (pending []twophase.Range
 	mine.bad = local != nil || f.owed != nil
 	report := local == nil && f.reportsOwnBlocks()
 	if report {
-		mine.own = twophase.CountOwnBlocks(twophase.Access{Disp: v.Disp, Filetype: v.Filetype, DataStart: off * v.Etype.Size(), Size: a.Size()}, f.ownGrid())
+		mine.own = twophase.CountOwnBlocks(coll.Access{Disp: v.Disp, Filetype: v.Filetype, DataStart: off * v.Etype.Size(), Size: a.Size()}, f.ownGrid())
 	}
 	mine.maySieve = write && (local != nil || f.mayWriteSieve(v, a, off))
 	if wb, ok := f.writeBack(); ok {
@@ -294,13 +295,13 @@ func (f *File) enter(c *call, write bool, local error) (pending []twophase.Range
 			return nil, f.agree(op, local)
 		}
 	}
-	c.ranges = make([]twophase.Range, n)
+	c.ranges = make([]coll.Range, n)
 	c.noSieve = write
 	if report {
-		c.own = make([]twophase.OwnBlocks, n)
+		c.own = make([]coll.OwnBlocks, n)
 	}
 	if f.cached {
-		pending = make([]twophase.Range, n)
+		pending = make([]coll.Range, n)
 	}
 	fell := -1
 	for r := range n {
@@ -365,7 +366,7 @@ func (f *File) cacheFellBack(first int) {
 // read-modify-write holes, anything in the call's whole range), and the
 // agreement that follows is the barrier: a failed copy is the call's
 // error on every rank. Calls that no cached data comes near cost nothing.
-func (f *File) drainCached(op string, write bool, ranges, pending []twophase.Range) error {
+func (f *File) drainCached(op string, write bool, ranges, pending []coll.Range) error {
 	lo, hi := int64(0), int64(0)
 	var region [][2]int64
 	for _, r := range ranges {

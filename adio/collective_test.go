@@ -7,19 +7,19 @@ import (
 	"testing"
 
 	"github.com/collio/collio/hints"
+	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/ioerr"
 	"github.com/collio/collio/layout"
-	"github.com/collio/collio/twophase"
 	"github.com/stretchr/testify/require"
 )
 
 func TestChooseStrategy(t *testing.T) {
-	inter := []twophase.Range{{Start: 0, End: 10}, {Start: 5, End: 15}}
-	apart := []twophase.Range{{Start: 0, End: 10}, {Start: 10, End: 20}}
+	inter := []coll.Range{{Start: 0, End: 10}, {Start: 5, End: 15}}
+	apart := []coll.Range{{Start: 0, End: 10}, {Start: 10, End: 20}}
 	// Two ranks over 1000 bytes each, 20 bytes of data: sieving would
 	// move 100 times the data.
-	sparse := []twophase.Range{{Start: 0, End: 1000}, {Start: 5, End: 1005}}
+	sparse := []coll.Range{{Start: 0, End: 1000}, {Start: 5, End: 1005}}
 	type where struct {
 		nodes   int
 		striped bool
@@ -28,7 +28,7 @@ func TestChooseStrategy(t *testing.T) {
 	cases := []struct {
 		h      map[string]string
 		write  bool
-		ranges []twophase.Range
+		ranges []coll.Range
 		at     where
 		want   string
 	}{
@@ -80,16 +80,16 @@ func TestChooseStrategy(t *testing.T) {
 		ranks int
 		want  string
 	}{{16, "twophase"}, {4, "independent"}} {
-		all := make([]twophase.Range, tc.ranks)
+		all := make([]coll.Range, tc.ranks)
 		for r := range all {
-			all[r] = twophase.Range{Start: int64(r), End: 1000 + int64(r)}
+			all[r] = coll.Range{Start: int64(r), End: 1000 + int64(r)}
 		}
 		name, reason, _ := chooseStrategy(ptr(newConfig(h)), situation{write: true, ranges: all, nodes: 1, sieve: true, bytes: 1000})
 		require.Equal(t, tc.want, name, "%d ranks: %s", tc.ranks, reason)
 	}
-	wide := make([]twophase.Range, 64)
+	wide := make([]coll.Range, 64)
 	for r := range wide {
-		wide[r] = twophase.Range{Start: int64(r), End: int64(r + 10)}
+		wide[r] = coll.Range{Start: int64(r), End: int64(r + 10)}
 	}
 	name, _, err = chooseStrategy(ptr(newConfig(h)), situation{write: true, ranges: wide, nodes: 2})
 	require.NoError(t, err)

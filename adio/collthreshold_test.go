@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/collio/collio/hints"
+	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/layout"
-	"github.com/collio/collio/twophase"
 	"github.com/stretchr/testify/require"
 )
 
@@ -19,14 +19,14 @@ import (
 // effect without striping, on reads, on interleaved calls, or when
 // romio_cb_write is not automatic.
 func TestCollThresholdChoice(t *testing.T) {
-	apart := []twophase.Range{{Start: 0, End: 100 << 10}, {Start: 100 << 10, End: 200 << 10}}
-	inter := []twophase.Range{{Start: 0, End: 100 << 10}, {Start: 50 << 10, End: 150 << 10}}
+	apart := []coll.Range{{Start: 0, End: 100 << 10}, {Start: 100 << 10, End: 200 << 10}}
+	inter := []coll.Range{{Start: 0, End: 100 << 10}, {Start: 50 << 10, End: 150 << 10}}
 	const bytes = 100 << 10 // over all ranks
 	for i, tc := range []struct {
 		h       map[string]string
 		write   bool
 		striped bool
-		ranges  []twophase.Range
+		ranges  []coll.Range
 		pieces  int64 // over all ranks: the mean piece is bytes/pieces
 		want    string
 	}{

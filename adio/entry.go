@@ -3,7 +3,7 @@ package adio
 import (
 	"encoding/binary"
 
-	"github.com/collio/collio/twophase"
+	"github.com/collio/collio/internal/coll"
 )
 
 // entryRecord is what each rank tells the others at the start of a
@@ -12,17 +12,17 @@ type entryRecord struct {
 	op  int64 // opCodes: the explicit-offset and file-pointer forms of a direction meet
 	seq int64 // collective transfers on the file so far, this one included
 	// rng is the file range the rank accesses ([0, 0) when it has none).
-	rng twophase.Range
+	rng coll.Range
 	// bad: a bad argument on this rank, or an error owed by an earlier
 	// call: every rank then returns the lowest failing rank's error.
 	bad bool
 	// pending is the range of this rank's E10 cache not copied yet.
-	pending twophase.Range
+	pending coll.Range
 	// fellBack: this rank's E10 cache gave up after open.
 	fellBack bool
 	bytes    int64
 	// own is the rank's own-blocks report (Count -1: none).
-	own twophase.OwnBlocks
+	own coll.OwnBlocks
 	// maySieve: this rank's write may read-modify-write (so the others'
 	// independent writes need locks where ranges interleave).
 	maySieve bool
@@ -48,9 +48,9 @@ func decodeEntry(b []byte) entryRecord {
 	w := func(i int) uint64 { return binary.LittleEndian.Uint64(b[8*i:]) }
 	i := func(k int) int64 { return int64(w(k)) }
 	return entryRecord{
-		op: i(0), seq: i(1), rng: twophase.Range{Start: i(2), End: i(3)}, bad: w(4) != 0,
-		pending: twophase.Range{Start: i(5), End: i(6)}, bytes: i(7), fellBack: w(8) != 0,
-		own: twophase.OwnBlocks{Count: i(9), Hash: w(10)}, maySieve: w(11) != 0, digest: w(12), pieces: i(13),
+		op: i(0), seq: i(1), rng: coll.Range{Start: i(2), End: i(3)}, bad: w(4) != 0,
+		pending: coll.Range{Start: i(5), End: i(6)}, bytes: i(7), fellBack: w(8) != 0,
+		own: coll.OwnBlocks{Count: i(9), Hash: w(10)}, maySieve: w(11) != 0, digest: w(12), pieces: i(13),
 	}
 }
 

@@ -15,13 +15,13 @@ import (
 	"github.com/collio/collio/driver"
 	"github.com/collio/collio/hints"
 	"github.com/collio/collio/internal/agree"
+	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/commpool"
 	"github.com/collio/collio/internal/ioerr"
 	"github.com/collio/collio/layout"
 	"github.com/collio/collio/metrics"
 	"github.com/collio/collio/topo"
-	"github.com/collio/collio/twophase"
 )
 
 // File is an open file shared by the ranks of a communicator.
@@ -83,7 +83,7 @@ type File struct {
 	total    metrics.Call // all collective calls since open
 	// buffers are the two-phase exchange buffers, kept between calls (they
 	// grow only on aggregators) and dropped at close.
-	buffers twophase.Buffers
+	buffers coll.Buffers
 
 	// cached is true on every rank when the E10 cache is in use
 	// (openCache): this rank's driver file, if open, holds writes back

@@ -5,9 +5,9 @@ import (
 
 	"github.com/collio/collio/cache"
 	"github.com/collio/collio/driver"
+	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/ioerr"
-	"github.com/collio/collio/twophase"
 )
 
 // Sync flushes every rank's writes to storage (collective). With the E10
@@ -159,7 +159,7 @@ func (f *File) Close() error {
 	// them, with the file closed.
 	left := f.finishOutstanding()
 	f.closed = true
-	f.buffers = twophase.Buffers{}
+	f.buffers = coll.Buffers{}
 	cerr := f.closeDriverFile()
 	if left == nil {
 		left = cerr

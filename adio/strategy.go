@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/collio/collio/hints"
+	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/ioerr"
 	"github.com/collio/collio/segment"
 	"github.com/collio/collio/tam"
@@ -24,14 +25,41 @@ type strategy interface {
 	read(c *call) (int64, error)
 }
 
-// strategies is the registry: collio_strategy values that are available.
-var strategies = map[string]strategy{
-	hints.StrategyIndependent: independent{},
-	hints.StrategyTwoPhase:    twoPhase{},
-	hints.StrategyDynamic:     segmented{dynamic: true},
-	hints.StrategyStatic:      segmented{dynamic: false},
-	hints.StrategyTAM:         twoLayer{},
+// registration is one strategy in the registry: its collio_strategy
+// name, its implementation, its selection predicate for step 6 of the
+// automatic table (as OMPIO's components answer a file query) and its
+// rule for automatic aggregators.
+type registration struct {
+	name string
+	impl strategy
+	// query is the priority the strategy bids for a call's situation, 0
+	// for none, and why. The highest bid wins, the earlier entry on a
+	// tie; a nil query never bids (the strategy is chosen by the table's
+	// earlier steps or by name).
+	query func(s situation) (priority int, reason string)
+	// aggregators picks a call's aggregators when collio does (see
+	// call.aggregators); nil keeps the open-time ones.
+	aggregators func(c *call) []int
 }
+
+// registry holds every available strategy. Adding one is a package and
+// an entry here (and its collio_strategy value in the hint table).
+var registry = []registration{
+	{name: hints.StrategyIndependent, impl: independent{}},
+	{name: hints.StrategyTwoPhase, impl: twoPhase{}, query: twoPhaseBid, aggregators: domainAggregators},
+	{name: hints.StrategyDynamic, impl: segmented{dynamic: true}, query: dynamicBid, aggregators: groupAggregators},
+	{name: hints.StrategyStatic, impl: segmented{dynamic: false}, aggregators: groupAggregators},
+	{name: hints.StrategyTAM, impl: twoLayer{}, query: tamBid},
+}
+
+// strategies is the registry by name.
+var strategies = func() map[string]registration {
+	m := make(map[string]registration, len(registry))
+	for _, r := range registry {
+		m[r.name] = r
+	}
+	return m
+}()
 
 // Available returns the names of the strategies that can be chosen.
 func Available() []string {
@@ -47,12 +75,12 @@ func Available() []string {
 // same one, so every rank makes the same choice.
 type situation struct {
 	write   bool
-	ranges  []twophase.Range // every rank's file range in this call
-	nodes   int              // nodes the ranks run on
-	striped bool             // the file system reports striping (Lustre, BeeGFS, sim)
-	sieve   bool             // independent I/O of this direction may use data sieving
-	bytes   int64            // data all ranks move in the call
-	pieces  int64            // file pieces all ranks access (estimated; 0: unknown)
+	ranges  []coll.Range // every rank's file range in this call
+	nodes   int          // nodes the ranks run on
+	striped bool         // the file system reports striping (Lustre, BeeGFS, sim)
+	sieve   bool         // independent I/O of this direction may use data sieving
+	bytes   int64        // data all ranks move in the call
+	pieces  int64        // file pieces all ranks access (estimated; 0: unknown)
 }
 
 // smallPiece: calls whose pieces average fewer bytes are dominated by the
@@ -121,6 +149,8 @@ func (s situation) density() float64 {
 //     tamRanksPerNode ranks per node on average, TAM, whose first layer
 //     cuts the messages each global aggregator receives from the number
 //     of ranks to the number of local aggregators.
+//     Each strategy states its part of this step as a bid in the
+//     registry (tamBid, twoPhaseBid, dynamicBid); the highest wins.
 //
 // The reason is recorded in the call's metrics and shown by
 // COLLIO_PRINT_HINTS=1.
@@ -145,11 +175,11 @@ func chooseStrategy(cfg *config, s situation) (name, reason string, err error) {
 	case cb == hints.Enable:
 		name, reason = collectivePick(s)
 		return name, key + "=enable; " + reason, nil
-	case twophase.Interleaved(s.ranges) && s.nodes == 1 && !s.striped && s.sieve && s.density() >= minSieveDensity:
+	case coll.Interleaved(s.ranges) && s.nodes == 1 && !s.striped && s.sieve && s.density() >= minSieveDensity:
 		return hints.StrategyIndependent, fmt.Sprintf("accesses interleave; one node, no striping, data density %.2f: independent I/O with data sieving", s.density()), nil
-	case twophase.Interleaved(s.ranges) && s.nodes == 1 && !s.striped && s.sieve:
+	case coll.Interleaved(s.ranges) && s.nodes == 1 && !s.striped && s.sieve:
 		return hints.StrategyTwoPhase, fmt.Sprintf("accesses interleave; one node, no striping, data density %.3f: two-phase merges the pieces", s.density()), nil
-	case twophase.Interleaved(s.ranges):
+	case coll.Interleaved(s.ranges):
 		name, reason = collectivePick(s)
 		return name, "accesses interleave; " + reason, nil
 	}
@@ -165,19 +195,54 @@ func chooseStrategy(cfg *config, s situation) (name, reason string, err error) {
 	return hints.StrategyIndependent, "no interleaving between ranks", nil
 }
 
-// collectivePick is step 6 of the table.
+// collectivePick is step 6 of the table: the registry's highest bid.
 func collectivePick(s situation) (name, reason string) {
-	switch {
-	case s.nodes >= 2 && len(s.ranges) >= tamRanksPerNode*s.nodes:
-		return hints.StrategyTAM, fmt.Sprintf("%d ranks per node: two-layer aggregation (TAM)", len(s.ranges)/s.nodes)
-	case s.striped:
-		return hints.StrategyTwoPhase, "striped file system: two-phase, stripe-aligned domains"
-	case s.nodes == 1 && s.smallPieces():
-		return hints.StrategyTwoPhase, fmt.Sprintf("one node, %d pieces of %d bytes on average: two-phase merges them", s.pieces, s.meanPiece())
-	case s.nodes == 1:
-		return hints.StrategyDynamic, "one node, no striping: dynamic segmentation"
+	best := 0
+	for _, r := range registry {
+		if r.query == nil {
+			continue
+		}
+		if p, why := r.query(s); p > best {
+			best, name, reason = p, r.name, why
+		}
 	}
-	return hints.StrategyTwoPhase, "several nodes: two-phase"
+	return name, reason
+}
+
+// Bids of step 6, highest first: TAM with many ranks per node on several
+// nodes; two-phase on a striped file system, or on one node with tiny
+// pieces; dynamic segmentation on one node otherwise; two-phase anywhere.
+const (
+	bidTAM         = 40
+	bidTwoPhase    = 30
+	bidSegment     = 20
+	bidTwoPhaseAny = 10
+)
+
+func tamBid(s situation) (int, string) {
+	if s.nodes >= 2 && len(s.ranges) >= tamRanksPerNode*s.nodes {
+		return bidTAM, fmt.Sprintf("%d ranks per node: two-layer aggregation (TAM)", len(s.ranges)/s.nodes)
+	}
+	return 0, ""
+}
+
+func twoPhaseBid(s situation) (int, string) {
+	switch {
+	case s.striped:
+		return bidTwoPhase, "striped file system: two-phase, stripe-aligned domains"
+	case s.nodes == 1 && s.smallPieces():
+		return bidTwoPhase, fmt.Sprintf("one node, %d pieces of %d bytes on average: two-phase merges them", s.pieces, s.meanPiece())
+	case s.nodes == 1:
+		return bidTwoPhaseAny, "one node: two-phase"
+	}
+	return bidTwoPhaseAny, "several nodes: two-phase"
+}
+
+func dynamicBid(s situation) (int, string) {
+	if s.nodes == 1 && !s.striped {
+		return bidSegment, "one node, no striping: dynamic segmentation"
+	}
+	return 0, ""
 }
 
 // autoAggregators reports whether collio picks the aggregators of each
@@ -190,36 +255,50 @@ func (f *File) autoAggregators() bool {
 
 // aggregators returns the aggregators of a call with the given
 // strategy. With automatic aggregators: on a striped file system as many
-// as stripes times romio_lustre_co_ratio (as ROMIO-TAM and GIO do), and
-// for segmentation and two-phase on one node every rank (no network to
-// save: each rank writes its own group's, or its own domain's, data, and
-// an aggregator's own data never goes through the exchange); otherwise
-// those chosen at open from cb_nodes and cb_config_list (ROMIO: one per
-// node).
+// as stripes times romio_lustre_co_ratio (as ROMIO-TAM and GIO do), else
+// as the strategy's registry entry says; otherwise those chosen at open
+// from cb_nodes and cb_config_list (ROMIO: one per node).
 func (c *call) aggregators(name string) []int {
 	f := c.f
 	if name == hints.StrategyIndependent || !f.autoAggregators() {
 		return f.aggs
 	}
-	n := f.comm.Size()
-	all := []hints.ConfigEntry{{Host: hints.AnyHost, Count: hints.AllProcs}}
-	switch {
-	case f.striped() && name != hints.StrategyIndependent:
+	if f.striped() {
 		k := f.layout.StripeCount * max(1, int(f.cfg.coRatio))
-		aggs, _ := topo.Aggregators(f.nodes, min(n, k), all)
+		aggs, _ := topo.Aggregators(f.nodes, min(f.comm.Size(), k), allRanks)
 		return aggs
-	case (name == hints.StrategyDynamic || name == hints.StrategyStatic) && f.nodes.Count() == 1 && (situation{bytes: c.bytes, pieces: c.pieces}).smallPieces():
-		// A group per rank would write tiny pieces one system call
-		// each: the open-time aggregators (ROMIO's, one per node)
-		// merge them instead.
-		return f.aggs
-	case (name == hints.StrategyDynamic || name == hints.StrategyStatic || name == hints.StrategyTwoPhase) && f.nodes.Count() == 1:
-		aggs, _ := topo.Aggregators(f.nodes, n, all)
-		return aggs
-	case name == hints.StrategyDynamic || name == hints.StrategyStatic || name == hints.StrategyTwoPhase:
-		return f.aggs[:volumeAggregators(c.bytes, f.cfg.bytesPerAgg, len(f.aggs))]
+	}
+	if pick := strategies[name].aggregators; pick != nil {
+		return pick(c)
 	}
 	return f.aggs
+}
+
+// allRanks is a cb_config_list that allows every rank.
+var allRanks = []hints.ConfigEntry{{Host: hints.AnyHost, Count: hints.AllProcs}}
+
+// domainAggregators is two-phase's rule: on one node every rank (no
+// network to save: each rank writes its own domain's data, and an
+// aggregator's own data never goes through the exchange), else one per
+// collio_bytes_per_agg bytes of the open-time ones.
+func domainAggregators(c *call) []int {
+	f := c.f
+	if f.nodes.Count() == 1 {
+		aggs, _ := topo.Aggregators(f.nodes, f.comm.Size(), allRanks)
+		return aggs
+	}
+	return f.aggs[:volumeAggregators(c.bytes, f.cfg.bytesPerAgg, len(f.aggs))]
+}
+
+// groupAggregators is segmentation's rule: two-phase's, except on one
+// node with tiny pieces, where a group per rank would write them one
+// system call each: the open-time aggregators (ROMIO's, one per node)
+// merge them instead.
+func groupAggregators(c *call) []int {
+	if c.f.nodes.Count() == 1 && (situation{bytes: c.bytes, pieces: c.pieces}).smallPieces() {
+		return c.f.aggs
+	}
+	return domainAggregators(c)
 }
 
 // volumeAggregators is how many of limit aggregators a call moving total
@@ -266,16 +345,16 @@ type call struct {
 	op     string
 	view   View
 	access Access
-	off    int64            // etypes
-	ranges []twophase.Range // every rank's file range, from the entry records
-	aggs   []int            // this call's aggregators
+	off    int64        // etypes
+	ranges []coll.Range // every rank's file range, from the entry records
+	aggs   []int        // this call's aggregators
 	// bytes and pieces are all ranks' data and estimated file pieces;
 	// own their own-blocks reports (nil when the records carried none);
 	// noSieve: the call writes and no rank may read-modify-write, so
 	// independent writes need no byte-range locks even where ranges
 	// interleave.
 	bytes, pieces int64
-	own           []twophase.OwnBlocks
+	own           []coll.OwnBlocks
 	noSieve       bool
 	// deferred: the call ends without agreeing on its outcome
 	// (collio_error_agreement=deferred, strategy independent), so no
@@ -291,7 +370,7 @@ type independent struct{}
 // hidden behind an exchange.
 func (independent) write(c *call) error {
 	defer c.f.timeIndependentIO()()
-	interleaved := twophase.Interleaved(c.ranges)
+	interleaved := coll.Interleaved(c.ranges)
 	alone := !interleaved || c.noSieve
 	if alone && c.deferred && c.f.sieves(true) && !c.f.viewsContiguous && c.access.Size() > 0 {
 		// Lock-free writes are safe until the other ranks pass a
@@ -330,10 +409,9 @@ func (f *File) timeIndependentIO() func() {
 	}
 }
 
-// twoPhase: ROMIO's extended two-phase collective buffering.
-type twoPhase struct{}
-
-func (twoPhase) job(c *call, write bool) *twophase.Job {
+// job is the call's coll.Job for the collective strategies, from the
+// file's hints and layout and the call's access and aggregators.
+func (c *call) job(write bool) *coll.Job {
 	f := c.f
 	a := c.access
 	stripe := f.cfg.stripingUnit // as reported by the file system, else as asked
@@ -351,8 +429,8 @@ func (twoPhase) job(c *call, write bool) *twophase.Job {
 	}
 	bufSize := f.cfg.cbBufferSize
 	var affinityBlock, ownGrid int64
-	var own []twophase.OwnBlocks
-	if span, ok := twophase.Span(c.ranges); ok && affinity {
+	var own []coll.OwnBlocks
+	if span, ok := coll.Span(c.ranges); ok && affinity {
 		affinityBlock = twophase.AffinityBlockSize(span, len(c.aggs), bufSize, stripe)
 		ownGrid, own = f.ownGrid(), c.own
 	}
@@ -360,12 +438,12 @@ func (twoPhase) job(c *call, write bool) *twophase.Job {
 	if write {
 		coRatio = int(f.cfg.coRatio)
 	}
-	return &twophase.Job{
+	return &coll.Job{
 		Comm:        f.comm,
 		File:        f.f,
 		Aggregators: c.aggs,
 		Ranges:      c.ranges,
-		Access: twophase.Access{
+		Access: coll.Access{
 			Buf: a.Buf, MemType: a.MemType, Count: a.Count,
 			Disp: c.view.Disp, Filetype: c.view.Filetype,
 			DataStart: c.off * c.view.Etype.Size(), Size: a.Size(),
@@ -406,21 +484,24 @@ func (f *File) collectiveRMW() bool {
 	return f.sieves(true) && !(f.striped() && f.cfg.lustreDSInColl == hints.Disable)
 }
 
+// twoPhase: ROMIO's extended two-phase collective buffering.
+type twoPhase struct{}
+
 // Only aggregators touch the file, so ranks that deferred their open
 // (romio_no_indep_rw) take part without opening it; an aggregator of this
 // call that has not opened it yet opens it now.
-func (t twoPhase) write(c *call) error {
+func (twoPhase) write(c *call) error {
 	if err := c.openIfAggregator(); err != nil {
 		return err
 	}
-	return twophase.Write(t.job(c, true))
+	return twophase.Write(c.job(true))
 }
 
-func (t twoPhase) read(c *call) (int64, error) {
+func (twoPhase) read(c *call) (int64, error) {
 	if err := c.openIfAggregator(); err != nil {
 		return 0, err
 	}
-	return twophase.Read(t.job(c, false))
+	return twophase.Read(c.job(false))
 }
 
 func (c *call) openIfAggregator() error {
@@ -441,14 +522,14 @@ func (s segmented) write(c *call) error {
 	if err := c.openIfAggregator(); err != nil {
 		return err
 	}
-	return segment.Write(twoPhase{}.job(c, true), s.dynamic, c.f.overlap())
+	return segment.Write(c.job(true), s.dynamic, c.f.overlap())
 }
 
 func (s segmented) read(c *call) (int64, error) {
 	if err := c.openIfAggregator(); err != nil {
 		return 0, err
 	}
-	return segment.Read(twoPhase{}.job(c, false), s.dynamic, c.f.overlap())
+	return segment.Read(c.job(false), s.dynamic, c.f.overlap())
 }
 
 // tamRanksPerNode is how many ranks per node make the automatic table pick
@@ -467,12 +548,12 @@ func (t twoLayer) write(c *call) error {
 	if err := c.openIfAggregator(); err != nil {
 		return err
 	}
-	return tam.Write(twoPhase{}.job(c, true), t.config(c.f))
+	return tam.Write(c.job(true), t.config(c.f))
 }
 
 func (t twoLayer) read(c *call) (int64, error) {
 	if err := c.openIfAggregator(); err != nil {
 		return 0, err
 	}
-	return tam.Read(twoPhase{}.job(c, false), t.config(c.f))
+	return tam.Read(c.job(false), t.config(c.f))
 }

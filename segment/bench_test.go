@@ -7,7 +7,9 @@ import (
 
 	"github.com/collio/collio/driver"
 	"github.com/collio/collio/driver/ufs"
+	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
+	"github.com/collio/collio/internal/reftest"
 	"github.com/collio/collio/layout"
 	"github.com/collio/collio/twophase"
 )
@@ -16,10 +18,10 @@ import (
 // 4 aggregators, 1 MiB cycles; twophase for comparison.
 func BenchmarkWrite(b *testing.B) {
 	const np, per, blk = 16, 1 << 20, 4096
-	ft := must(layout.Resized(layout.Bytes(blk), 0, np*blk))
+	ft := reftest.Must(layout.Resized(layout.Bytes(blk), 0, np*blk))
 	bufs := make([][]byte, np)
 	for r := range bufs {
-		bufs[r] = fill(per, r)
+		bufs[r] = reftest.Fill(per, r)
 	}
 	variants := []string{"twophase"}
 	for _, m := range modes {
@@ -37,12 +39,12 @@ func BenchmarkWrite(b *testing.B) {
 						return err
 					}
 					defer f.Close()
-					rs := make([]twophase.Range, np)
+					rs := make([]coll.Range, np)
 					for k := range rs {
-						rs[k] = twophase.Range{Start: int64(k * blk), End: int64(np*per - (np-1-k)*blk)}
+						rs[k] = coll.Range{Start: int64(k * blk), End: int64(np*per - (np-1-k)*blk)}
 					}
-					j := &twophase.Job{Comm: c, File: f, Aggregators: evenAggs(np, 4), Ranges: rs, BufSize: 1 << 20,
-						Access: twophase.Access{Buf: bufs[r], Count: per, Filetype: ft, Disp: int64(r * blk), Size: per}}
+					j := &coll.Job{Comm: c, File: f, Aggregators: evenAggs(np, 4), Ranges: rs, BufSize: 1 << 20,
+						Access: coll.Access{Buf: bufs[r], Count: per, Filetype: ft, Disp: int64(r * blk), Size: per}}
 					if i == 0 {
 						return twophase.Write(j)
 					}

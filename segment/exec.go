@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/metrics"
 )
@@ -65,54 +66,29 @@ func (r *run) keepLocal(err error) {
 	}
 }
 
-func (r *run) keepIO(err error) {
-	if r.ioErr == nil {
-		r.ioErr = err
-	}
-}
-
 // startIO runs the file I/O of a cycle: in the background with overlap
 // (at most one at a time), else at once. After a file error no more I/O is
 // done; reads then deliver zeros.
 func (r *run) startIO(cy *cycle, fn func(*cycle) error) {
-	if r.ioErr != nil {
+	if r.io.Err != nil {
 		if !r.write {
 			cy.zero()
 		}
 		return
 	}
-	if !r.o.Overlap {
+	slot := 0
+	if cy == &r.cyc[1] {
+		slot = 1
+	}
+	r.io.Start(slot, func() coll.IOResult {
 		t := time.Now()
 		err := fn(cy)
-		d := time.Since(t)
-		r.t.Busy += d
-		r.t.Wait += d
-		r.keepIO(err)
-		return
-	}
-	cy.done = make(chan struct{})
-	go func() {
-		t := time.Now()
-		cy.err = fn(cy)
-		cy.busy = time.Since(t)
-		close(cy.done)
-	}()
-	r.pending = cy
+		return coll.IOResult{Err: err, IO: time.Since(t)}
+	})
 }
 
 // waitIO waits for the background I/O, if any.
-func (r *run) waitIO() {
-	cy := r.pending
-	if cy == nil {
-		return
-	}
-	t := time.Now()
-	<-cy.done
-	r.t.Wait += time.Since(t)
-	r.t.Busy += cy.busy
-	r.keepIO(cy.err)
-	r.pending = nil
-}
+func (r *run) waitIO() { r.io.Drain() }
 
 func (cy *cycle) zero() {
 	for _, ch := range cy.chunks {

@@ -3,6 +3,8 @@ package segment
 import (
 	"fmt"
 	"slices"
+
+	"github.com/collio/collio/internal/coll"
 )
 
 // Groups partitions ranks 0..n-1 into len(aggs) groups of consecutive
@@ -43,15 +45,8 @@ func Groups(n int, aggs []int) (group []int, leader []int) {
 
 // checkAggs validates an aggregator list for n ranks.
 func checkAggs(n int, aggs []int) error {
-	if len(aggs) == 0 || len(aggs) > n {
-		return fmt.Errorf("segment: %d aggregators for %d ranks", len(aggs), n)
-	}
-	seen := make(map[int]bool, len(aggs))
-	for _, a := range aggs {
-		if a < 0 || a >= n || seen[a] {
-			return fmt.Errorf("segment: aggregator list %v has rank %d out of range or twice", aggs, a)
-		}
-		seen[a] = true
+	if err := coll.CheckAggregators(n, aggs); err != nil {
+		return fmt.Errorf("segment: %w", err)
 	}
 	return nil
 }

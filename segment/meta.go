@@ -6,16 +6,16 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/layout"
-	"github.com/collio/collio/twophase"
 )
 
 // Message tags on the group communicator. Between one pair of ranks
 // messages of one tag arrive in order, which is all the protocol needs.
 const (
-	tagHeader = 1 // member -> leader: (pieces, bytes)
-	tagList   = 2 // member -> leader: the (offset, length) pairs
+	tagHeader = 1 // member -> leader: (pieces, bytes, list bytes)
+	tagList   = 2 // member -> leader: the (offset, length) list, coll's encoding
 	tagCount  = 3 // leader -> member: bytes the cycle takes (dynamic write)
 	tagData   = 4 // data, either way
 )
@@ -23,18 +23,18 @@ const (
 // filePieces lists the file pieces of an access in data order, adjacent
 // ones merged. They must be strictly increasing (MPI's monotone file
 // views); anything else is reported as an error.
-func filePieces(a twophase.Access) ([]pc, error) {
+func filePieces(a coll.Access) ([]coll.Extent, error) {
 	if a.Size <= 0 {
 		return nil, nil
 	}
 	if a.Filetype == nil {
 		return nil, errors.New("segment: access without a filetype")
 	}
-	fs := layout.NewViewStream(a.Filetype, a.Disp)
+	fs := a.FileStream()
 	if err := fs.SeekData(a.DataStart); err != nil {
 		return nil, err
 	}
-	var out []pc
+	var out []coll.Extent
 	prevEnd := int64(math.MinInt64)
 	for left := a.Size; left > 0; {
 		off, n, ok := fs.Next(left)
@@ -45,9 +45,9 @@ func filePieces(a twophase.Access) ([]pc, error) {
 		case off < prevEnd || off < 0:
 			return nil, fmt.Errorf("segment: file view offsets not increasing (%d after %d)", off, prevEnd)
 		case off == prevEnd:
-			out[len(out)-1].n += n
+			out[len(out)-1].N += n
 		default:
-			out = append(out, pc{off: off, n: n})
+			out = append(out, coll.Extent{Off: off, N: n})
 		}
 		prevEnd = off + n
 		left -= n
@@ -64,15 +64,14 @@ type memCursor struct {
 	pos int64          // data bytes consumed (contiguous case)
 }
 
-func newMemCursor(a twophase.Access) (*memCursor, error) {
-	t := a.MemType
-	if t == nil || t.IsContiguous() && t.LB() == 0 {
+func newMemCursor(a coll.Access) (*memCursor, error) {
+	if a.MemContiguous() {
 		if int64(len(a.Buf)) < a.Size {
 			return nil, fmt.Errorf("segment: %d-byte buffer for %d bytes", len(a.Buf), a.Size)
 		}
 		return &memCursor{buf: a.Buf}, nil
 	}
-	return &memCursor{buf: a.Buf, ms: layout.NewStream(t, 0, a.Count)}, nil
+	return &memCursor{buf: a.Buf, ms: a.MemStream()}, nil
 }
 
 func (c *memCursor) contiguous() bool { return c.ms == nil }
@@ -108,67 +107,46 @@ func (c *memCursor) move(dst []byte, unpack bool) error {
 	return nil
 }
 
-func putHeader(b []byte, pieces int, bytes int64) {
+// headerLen is a member's header: pieces, bytes and the bytes of its
+// encoded list, little-endian.
+const headerLen = 24
+
+func putHeader(b []byte, pieces int, bytes int64, list int) {
 	binary.LittleEndian.PutUint64(b, uint64(pieces))
 	binary.LittleEndian.PutUint64(b[8:], uint64(bytes))
+	binary.LittleEndian.PutUint64(b[16:], uint64(list))
 }
 
-func encodeList(l []pc) []byte {
-	b := make([]byte, 0, 16*len(l))
-	for _, p := range l {
-		b = binary.LittleEndian.AppendUint64(b, uint64(p.off))
-		b = binary.LittleEndian.AppendUint64(b, uint64(p.n))
-	}
-	return b
-}
-
-// decodeList parses a member's list and checks it against its header:
-// sorted, disjoint pieces inside [0, 2^63), positive lengths summing to
-// bytes.
-func decodeList(b []byte, bytes int64) ([]pc, error) {
-	if len(b)%16 != 0 {
-		return nil, fmt.Errorf("segment: member sent a piece list of %d bytes, not a whole number of pieces", len(b))
-	}
-	l := make([]pc, 0, len(b)/16)
-	var sum int64
-	end := int64(math.MinInt64)
-	for ; len(b) >= 16; b = b[16:] {
-		p := pc{off: int64(binary.LittleEndian.Uint64(b)), n: int64(binary.LittleEndian.Uint64(b[8:]))}
-		if p.n <= 0 || p.off < 0 || p.off > math.MaxInt64-p.n {
-			return nil, fmt.Errorf("segment: member sent a bad piece (%d, %d)", p.off, p.n)
-		}
-		if p.off < end {
-			return nil, errors.New("segment: member sent an unsorted piece list")
-		}
-		end = p.off + p.n
-		sum += p.n
-		l = append(l, p)
-	}
-	if sum != bytes {
-		return nil, fmt.Errorf("segment: member announced %d bytes but listed %d", bytes, sum)
+// decodeList parses a member's list of count pieces and checks it against
+// its header: sorted, disjoint pieces inside [0, 2^63), positive lengths
+// summing to bytes.
+func decodeList(b []byte, count int, bytes int64) ([]coll.Extent, error) {
+	l, err := coll.DecodeList(b, count, bytes, true, nil)
+	if err != nil {
+		return nil, fmt.Errorf("segment: a member's list: %w", err)
 	}
 	return l, nil
 }
 
 // gatherLists has every member send its piece list to the leader
-// (point-to-point: a 16-byte header, then the list) and fills, on the
+// (point-to-point: a header, then the list) and fills, on the
 // leader, every member's list (its own included) and byte count. A
 // malformed list (impossible between ranks running this code) sets
 // r.abort, which the leader then broadcasts so that the group stops
 // together instead of hanging.
 func (r *run) gatherLists() error {
 	if !r.isLeader() {
-		var hdr [16]byte
-		putHeader(hdr[:], len(r.mine), r.bytes)
+		var hdr [headerLen]byte
+		list := coll.AppendRequests(nil, r.mine)
+		putHeader(hdr[:], len(r.mine), r.bytes, len(list))
 		reqs := make([]comm.Request, 0, 2)
 		q, err := r.c.Isend(hdr[:], r.leader, tagHeader)
 		if err != nil {
 			return err
 		}
 		reqs = append(reqs, q)
-		r.sent(16)
+		r.sent(headerLen)
 		if len(r.mine) > 0 {
-			list := encodeList(r.mine)
 			if q, err = r.c.Isend(list, r.leader, tagList); err != nil {
 				return err
 			}
@@ -178,13 +156,13 @@ func (r *run) gatherLists() error {
 		return comm.Waitall(reqs...)
 	}
 	n := r.c.Size()
-	hdrs := make([]byte, 16*n)
+	hdrs := make([]byte, headerLen*n)
 	reqs := make([]comm.Request, 0, n)
 	for m := range n {
 		if m == r.me {
 			continue
 		}
-		q, err := r.c.Irecv(hdrs[16*m:16*m+16], m, tagHeader)
+		q, err := r.c.Irecv(hdrs[headerLen*m:headerLen*(m+1)], m, tagHeader)
 		if err != nil {
 			return err
 		}
@@ -193,25 +171,29 @@ func (r *run) gatherLists() error {
 	if err := comm.Waitall(reqs...); err != nil {
 		return err
 	}
-	r.lists, r.totals = make([][]pc, n), make([]int64, n)
+	r.lists, r.totals = make([][]coll.Extent, n), make([]int64, n)
 	raw := make([][]byte, n)
+	count := make([]int, n)
 	reqs = reqs[:0]
 	for m := range n {
 		if m == r.me {
 			r.lists[m], r.totals[m] = r.mine, r.bytes
 			continue
 		}
-		r.recvd(16)
-		np := binary.LittleEndian.Uint64(hdrs[16*m:])
-		r.totals[m] = int64(binary.LittleEndian.Uint64(hdrs[16*m+8:]))
+		r.recvd(headerLen)
+		np := binary.LittleEndian.Uint64(hdrs[headerLen*m:])
+		r.totals[m] = int64(binary.LittleEndian.Uint64(hdrs[headerLen*m+8:]))
+		nl := binary.LittleEndian.Uint64(hdrs[headerLen*m+16:])
 		if np == 0 {
 			continue
 		}
-		if np > math.MaxInt32 || r.totals[m] <= 0 {
-			r.abort = fmt.Errorf("segment: member %d announced %d pieces, %d bytes", m, np, r.totals[m])
+		// Each piece takes 2 to 20 bytes (two varints).
+		if np > math.MaxInt32 || r.totals[m] <= 0 || nl < 2*np || nl > 20*np {
+			r.abort = fmt.Errorf("segment: member %d announced %d pieces, %d bytes in a list of %d bytes", m, np, r.totals[m], nl)
 			continue
 		}
-		raw[m] = make([]byte, 16*np)
+		count[m] = int(np)
+		raw[m] = make([]byte, nl)
 		q, err := r.c.Irecv(raw[m], m, tagList)
 		if err != nil {
 			return err
@@ -226,7 +208,7 @@ func (r *run) gatherLists() error {
 		if m == r.me {
 			continue
 		}
-		l, err := decodeList(raw[m], r.totals[m])
+		l, err := decodeList(raw[m], count[m], r.totals[m])
 		if err != nil && r.abort == nil {
 			r.abort = fmt.Errorf("segment: member %d: %w", m, err)
 		}

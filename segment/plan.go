@@ -5,16 +5,9 @@ import (
 	"container/heap"
 	"math"
 	"slices"
-)
 
-// pc is one piece of a member's file access: the file bytes [off, off+n).
-// hide marks bytes a higher-ranked member of the group also writes: they
-// are still shipped (they are part of the member's data stream) but not
-// written, so each byte is written once, by its highest-ranked writer.
-type pc struct {
-	off, n int64
-	hide   bool
-}
+	"github.com/collio/collio/internal/coll"
+)
 
 // seg is a piece of one cycle: file bytes [off, off+n) of member m, whose
 // data is at [at, at+n) of that member's chunk for the cycle.
@@ -25,72 +18,12 @@ type seg struct {
 	hide   bool
 }
 
-// cursors walks the members' sorted piece lists in merged file order: a
-// heap of members keyed by the file offset of their next unconsumed byte
-// (ties by member, i.e. by rank). A piece may be consumed in parts.
-type cursors struct {
-	lists [][]pc
-	next  []int   // index of each member's current piece
-	used  []int64 // bytes of it already consumed
-	h     []int32 // members with bytes left
-}
-
-func newCursors(lists [][]pc) *cursors {
-	c := &cursors{lists: lists, next: make([]int, len(lists)), used: make([]int64, len(lists))}
-	for m, l := range lists {
-		if len(l) > 0 {
-			c.h = append(c.h, int32(m))
-		}
-	}
-	heap.Init(c)
-	return c
-}
-
-func (c *cursors) key(m int32) int64 { return c.lists[m][c.next[m]].off + c.used[m] }
-
-func (c *cursors) Len() int { return len(c.h) }
-func (c *cursors) Less(i, j int) bool {
-	a, b := c.h[i], c.h[j]
-	ka, kb := c.key(a), c.key(b)
-	return ka < kb || ka == kb && a < b
-}
-func (c *cursors) Swap(i, j int) { c.h[i], c.h[j] = c.h[j], c.h[i] }
-func (c *cursors) Push(x any)    { c.h = append(c.h, x.(int32)) }
-func (c *cursors) Pop() any {
-	m := c.h[len(c.h)-1]
-	c.h = c.h[:len(c.h)-1]
-	return m
-}
-
-// peek returns the file offset of the next byte in merged order.
-func (c *cursors) peek() (int64, bool) {
-	if len(c.h) == 0 {
-		return 0, false
-	}
-	return c.key(c.h[0]), true
-}
-
-// take consumes at most max bytes of the first member's current piece and
-// returns what it took.
-func (c *cursors) take(max int64) (m int32, p pc) {
-	m = c.h[0]
-	cur := c.lists[m][c.next[m]]
-	u := c.used[m]
-	p = pc{off: cur.off + u, n: min(cur.n-u, max), hide: cur.hide}
-	if u+p.n < cur.n {
-		c.used[m] += p.n
-		heap.Fix(c, 0)
-		return m, p
-	}
-	c.next[m]++
-	c.used[m] = 0
-	if c.next[m] == len(c.lists[m]) {
-		heap.Pop(c)
-	} else {
-		heap.Fix(c, 0)
-	}
-	return m, p
-}
+// hidden reports whether piece idx of member m is hidden: its bytes are
+// also written by a higher-ranked member of the group, so they are still
+// shipped (they are part of the member's data stream) but not written,
+// and each byte is written once, by its highest-ranked writer. hide is nil
+// when no bytes overlap.
+func hidden(hide [][]bool, m, idx int) bool { return hide != nil && hide[m][idx] }
 
 // planner fills a cycle's segments and per-member counts.
 type planner interface {
@@ -101,17 +34,25 @@ type planner interface {
 // bytes of the group's merged pieces in file order, whoever they belong
 // to, cutting a piece at the cycle edge. The segments come out sorted.
 type dynamicPlan struct {
-	c      *cursors
+	c      *coll.Merger
+	hide   [][]bool
 	budget int64
+}
+
+func newDynamicPlan(lists [][]coll.Extent, hide [][]bool, budget int64) *dynamicPlan {
+	d := &dynamicPlan{c: new(coll.Merger), hide: hide, budget: budget}
+	d.c.Reset(lists, nil)
+	return d
 }
 
 func (d *dynamicPlan) plan(cy *cycle) {
 	cy.reset()
 	for left := d.budget; left > 0 && d.c.Len() > 0; {
-		m, p := d.c.take(left)
-		cy.segs = append(cy.segs, seg{off: p.off, n: p.n, at: cy.counts[m], m: m, hide: p.hide})
-		cy.counts[m] += p.n
-		left -= p.n
+		p, idx := d.c.Take(left)
+		m := p.Src
+		cy.segs = append(cy.segs, seg{off: p.Off, n: p.N, at: cy.counts[m], m: int32(m), hide: hidden(d.hide, m, idx)})
+		cy.counts[m] += p.N
+		left -= p.N
 	}
 }
 
@@ -119,7 +60,8 @@ func (d *dynamicPlan) plan(cy *cycle) {
 // contributes the next share bytes of its own data stream (fewer at its
 // end); the cycle's segments are then sorted by file offset.
 type staticPlan struct {
-	lists [][]pc
+	lists [][]coll.Extent
+	hide  [][]bool
 	next  []int
 	used  []int64
 	share int64
@@ -131,11 +73,11 @@ func (s *staticPlan) plan(cy *cycle) {
 		for left := s.share; left > 0 && s.next[m] < len(l); {
 			cur := l[s.next[m]]
 			u := s.used[m]
-			n := min(cur.n-u, left)
-			cy.segs = append(cy.segs, seg{off: cur.off + u, n: n, at: cy.counts[m], m: int32(m), hide: cur.hide})
+			n := min(cur.N-u, left)
+			cy.segs = append(cy.segs, seg{off: cur.Off + u, n: n, at: cy.counts[m], m: int32(m), hide: hidden(s.hide, m, s.next[m])})
 			cy.counts[m] += n
 			left -= n
-			if u+n == cur.n {
+			if u+n == cur.N {
 				s.next[m]++
 				s.used[m] = 0
 			} else {
@@ -170,39 +112,40 @@ func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
 // span is a file range [start, end).
 type span struct{ start, end int64 }
 
-// hideOverlaps marks, in the members' lists, the bytes that a
-// higher-ranked member also writes, splitting pieces where needed. It
-// reports whether any bytes overlapped. Each list must be sorted and
-// non-overlapping. Without overlaps it costs one O(P log k) merge walk and
-// changes nothing.
-func hideOverlaps(lists [][]pc) bool {
-	c := newCursors(lists)
+// hideOverlaps finds, in the members' lists, the bytes that a
+// higher-ranked member also writes, splitting pieces where needed, and
+// returns each piece's hidden flag (nil when no bytes overlap: the lists
+// are then unchanged). Each list must be sorted and non-overlapping.
+// Without overlaps it costs one O(P log k) merge walk.
+func hideOverlaps(lists [][]coll.Extent) [][]bool {
+	var c coll.Merger
+	c.Reset(lists, nil)
 	overlap, end := false, int64(math.MinInt64)
 	for c.Len() > 0 && !overlap {
-		_, p := c.take(math.MaxInt64)
-		overlap = p.off < end
-		end = max(end, p.off+p.n)
+		p, _ := c.Take(math.MaxInt64)
+		overlap = p.Off < end
+		end = max(end, p.End())
 	}
 	if !overlap {
-		return false
+		return nil
 	}
 	// Sweep the merged pieces keeping the covering ones in a max-heap by
 	// member: the top wins until it ends or a new piece starts.
 	vis := make([][]span, len(lists))
-	c = newCursors(lists)
+	c.Reset(lists, nil)
 	var act activeHeap
 	var x int64
 	for {
 		if act.Len() == 0 {
-			s, ok := c.peek()
+			s, ok := c.Peek()
 			if !ok {
 				break
 			}
 			x = s
 		}
-		for s, ok := c.peek(); ok && s == x; s, ok = c.peek() {
-			m, p := c.take(math.MaxInt64)
-			heap.Push(&act, active{m: m, end: p.off + p.n})
+		for s, ok := c.Peek(); ok && s == x; s, ok = c.Peek() {
+			p, _ := c.Take(math.MaxInt64)
+			heap.Push(&act, active{m: int32(p.Src), end: p.End()})
 		}
 		for act.Len() > 0 && act.a[0].end <= x {
 			heap.Pop(&act)
@@ -212,7 +155,7 @@ func hideOverlaps(lists [][]pc) bool {
 		}
 		w := act.a[0]
 		nx := w.end
-		if s, ok := c.peek(); ok && s < nx {
+		if s, ok := c.Peek(); ok && s < nx {
 			nx = s
 		}
 		v := vis[w.m]
@@ -223,25 +166,27 @@ func hideOverlaps(lists [][]pc) bool {
 		}
 		x = nx
 	}
+	hide := make([][]bool, len(lists))
 	for m := range lists {
-		lists[m] = splitHidden(lists[m], vis[m])
+		lists[m], hide[m] = splitHidden(lists[m], vis[m])
 	}
-	return true
+	return hide
 }
 
 // splitHidden cuts the pieces of l at the edges of the visible spans vis
-// (sorted, disjoint, inside l's pieces) and marks the rest hidden.
-func splitHidden(l []pc, vis []span) []pc {
-	out := make([]pc, 0, len(l))
+// (sorted, disjoint, inside l's pieces) and flags the rest hidden.
+func splitHidden(l []coll.Extent, vis []span) ([]coll.Extent, []bool) {
+	out := make([]coll.Extent, 0, len(l))
+	hide := make([]bool, 0, len(l))
 	vi := 0
 	for _, p := range l {
-		for pos, end := p.off, p.off+p.n; pos < end; {
+		for pos, end := p.Off, p.End(); pos < end; {
 			for vi < len(vis) && vis[vi].end <= pos {
 				vi++
 			}
 			if vi < len(vis) && vis[vi].start <= pos {
 				e := min(end, vis[vi].end)
-				out = append(out, pc{off: pos, n: e - pos})
+				out, hide = append(out, coll.Extent{Off: pos, N: e - pos}), append(hide, false)
 				pos = e
 				continue
 			}
@@ -249,11 +194,11 @@ func splitHidden(l []pc, vis []span) []pc {
 			if vi < len(vis) {
 				e = min(end, vis[vi].start)
 			}
-			out = append(out, pc{off: pos, n: e - pos, hide: true})
+			out, hide = append(out, coll.Extent{Off: pos, N: e - pos}), append(hide, true)
 			pos = e
 		}
 	}
-	return out
+	return out, hide
 }
 
 // active is a piece covering the sweep position: its member and end.

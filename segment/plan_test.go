@@ -7,29 +7,32 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
+
+	"github.com/collio/collio/internal/coll"
 )
 
 // drawLists draws k sorted, disjoint piece lists in [0, 300): members'
 // views, overlapping each other or not.
-func drawLists(rt *rapid.T, k int) [][]pc {
-	lists := make([][]pc, k)
+func drawLists(rt *rapid.T, k int) [][]coll.Extent {
+	lists := make([][]coll.Extent, k)
 	for m := range lists {
 		pos := int64(rapid.IntRange(0, 40).Draw(rt, "start"))
 		for range rapid.IntRange(0, 6).Draw(rt, "pieces") {
 			n := int64(rapid.IntRange(1, 30).Draw(rt, "n"))
-			lists[m] = append(lists[m], pc{off: pos, n: n})
+			lists[m] = append(lists[m], coll.Extent{Off: pos, N: n})
 			pos += n + int64(rapid.IntRange(1, 25).Draw(rt, "gap"))
 		}
 	}
 	return lists
 }
 
-// bytesOf expands a list into its file offsets and hidden flags.
-func bytesOf(l []pc) (offs []int64, hidden []bool) {
-	for _, p := range l {
-		for i := range p.n {
-			offs = append(offs, p.off+i)
-			hidden = append(hidden, p.hide)
+// bytesOf expands a list into its file offsets and hidden flags (hide
+// nil: none hidden).
+func bytesOf(l []coll.Extent, hide []bool) (offs []int64, hidden []bool) {
+	for k, p := range l {
+		for i := range p.N {
+			offs = append(offs, p.Off+i)
+			hidden = append(hidden, hide != nil && hide[k])
 		}
 	}
 	return offs, hidden
@@ -41,27 +44,33 @@ func TestHideOverlaps(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		k := rapid.IntRange(1, 6).Draw(rt, "k")
 		lists := drawLists(rt, k)
-		orig := make([][]pc, k)
+		orig := make([][]coll.Extent, k)
 		winner := map[int64]int{}
 		for m, l := range lists {
 			orig[m] = slices.Clone(l)
-			offs, _ := bytesOf(l)
+			offs, _ := bytesOf(l, nil)
 			for _, o := range offs {
 				winner[o] = m // ascending m: the highest wins
 			}
 		}
-		overlap := hideOverlaps(lists)
+		hide := hideOverlaps(lists)
+		overlap := hide != nil
 		sawHidden := false
 		for m := range lists {
-			o1, _ := bytesOf(orig[m])
-			o2, hid := bytesOf(lists[m])
+			var h []bool
+			if hide != nil {
+				require.Len(rt, hide[m], len(lists[m]))
+				h = hide[m]
+			}
+			o1, _ := bytesOf(orig[m], nil)
+			o2, hid := bytesOf(lists[m], h)
 			require.Equal(rt, o1, o2, "member %d bytes changed", m)
 			for i, o := range o2 {
 				require.Equal(rt, winner[o] != m, hid[i], "member %d byte %d", m, o)
 				sawHidden = sawHidden || hid[i]
 			}
 			for i := 1; i < len(lists[m]); i++ {
-				require.LessOrEqual(rt, lists[m][i-1].off+lists[m][i-1].n, lists[m][i].off)
+				require.LessOrEqual(rt, lists[m][i-1].End(), lists[m][i].Off)
 			}
 		}
 		require.Equal(rt, sawHidden, overlap)
@@ -71,7 +80,7 @@ func TestHideOverlaps(t *testing.T) {
 // replay runs a planner and checks the cycles: each member's bytes come in
 // its own order with consecutive chunk positions, segments sorted by
 // offset; it returns the per-cycle counts.
-func replay(rt *rapid.T, p planner, lists [][]pc, cycles int64) [][]int64 {
+func replay(rt *rapid.T, p planner, lists [][]coll.Extent, cycles int64) [][]int64 {
 	k := len(lists)
 	cy := &cycle{counts: make([]int64, k), chunks: make([][]byte, k)}
 	got := make([][]int64, k)
@@ -91,7 +100,7 @@ func replay(rt *rapid.T, p planner, lists [][]pc, cycles int64) [][]int64 {
 		out = append(out, slices.Clone(cy.counts))
 	}
 	for m, l := range lists {
-		want, _ := bytesOf(l)
+		want, _ := bytesOf(l, nil)
 		require.Equal(rt, want, got[m], "member %d", m)
 	}
 	return out
@@ -106,12 +115,12 @@ func TestDynamicPlan(t *testing.T) {
 		var total int64
 		for m, l := range lists {
 			for _, p := range l {
-				totals[m] += p.n
+				totals[m] += p.N
 			}
 			total += totals[m]
 		}
 		cycles := dynamicCycles(totals, budget)
-		counts := replay(rt, &dynamicPlan{c: newCursors(lists), budget: budget}, lists, cycles)
+		counts := replay(rt, newDynamicPlan(lists, nil, budget), lists, cycles)
 		for c, cs := range counts {
 			var sum int64
 			for _, x := range cs {
@@ -134,7 +143,7 @@ func TestStaticPlan(t *testing.T) {
 		totals := make([]int64, k)
 		for m, l := range lists {
 			for _, p := range l {
-				totals[m] += p.n
+				totals[m] += p.N
 			}
 		}
 		cycles := staticCycles(totals, share)

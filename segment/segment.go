@@ -46,9 +46,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/metrics"
-	"github.com/collio/collio/twophase"
 )
 
 // Options selects the variant.
@@ -71,20 +71,20 @@ func (t IOTime) Hidden() time.Duration { return max(0, t.Busy-t.Wait) }
 // twophase.Write: every rank of j.Comm calls it with the same Aggregators
 // and BufSize; it returns this rank's error; file errors never stop the
 // exchange. j.Ranges is only used to skip an all-empty call.
-func Write(j *twophase.Job, dynamic, overlap bool) error {
+func Write(j *coll.Job, dynamic, overlap bool) error {
 	_, err := WriteWith(j, Options{Dynamic: dynamic, Overlap: overlap})
 	return err
 }
 
 // Read runs a collective read; it returns the number of bytes read, fewer
 // than the access size only where the access extends past end of file.
-func Read(j *twophase.Job, dynamic, overlap bool) (int64, error) {
+func Read(j *coll.Job, dynamic, overlap bool) (int64, error) {
 	n, _, err := ReadWith(j, Options{Dynamic: dynamic, Overlap: overlap})
 	return n, err
 }
 
 // WriteWith is Write that also reports the I/O time split.
-func WriteWith(j *twophase.Job, o Options) (IOTime, error) {
+func WriteWith(j *coll.Job, o Options) (IOTime, error) {
 	r, err := start(j, o, true)
 	if r == nil || err != nil {
 		return IOTime{}, err
@@ -94,7 +94,7 @@ func WriteWith(j *twophase.Job, o Options) (IOTime, error) {
 }
 
 // ReadWith is Read that also reports the I/O time split.
-func ReadWith(j *twophase.Job, o Options) (int64, IOTime, error) {
+func ReadWith(j *coll.Job, o Options) (int64, IOTime, error) {
 	r, err := start(j, o, false)
 	if r == nil || err != nil {
 		return 0, IOTime{}, err
@@ -106,14 +106,14 @@ func ReadWith(j *twophase.Job, o Options) (int64, IOTime, error) {
 	// Bytes of the access before end of file: pieces are in data order.
 	var n int64
 	for _, p := range r.mine {
-		n += min(p.n, max(0, r.fileSize-p.off))
+		n += min(p.N, max(0, r.fileSize-p.Off))
 	}
 	return n, r.t, nil
 }
 
 // run is one rank's state during one call.
 type run struct {
-	j      *twophase.Job
+	j      *coll.Job
 	o      Options
 	write  bool
 	stats  *metrics.Call
@@ -123,24 +123,27 @@ type run struct {
 	share  int64     // static share per member per cycle
 
 	mem   *memCursor
-	mine  []pc  // this rank's file pieces, in data order
-	bytes int64 // data bytes this rank contributes (0 after a local error)
-	local error // this rank's own error (view or buffer); it still takes part
+	mine  []coll.Extent // this rank's file pieces, in data order
+	bytes int64         // data bytes this rank contributes (0 after a local error)
+	local error         // this rank's own error (view or buffer); it still takes part
 
 	cycles   int64
 	fileSize int64 // reads: the file size the aggregator saw
 
 	// Aggregator only.
-	lists   [][]pc
+	lists   [][]coll.Extent
+	hide    [][]bool // which pieces of lists are hidden (hideOverlaps)
 	totals  []int64
 	plan    planner
 	abort   error // malformed metadata: the group stops together
-	ioErr   error // first file error; the exchange goes on
 	cyc     [2]cycle
-	pending *cycle // cycle whose I/O runs in the background
 	cnt     []byte // count messages, 8 bytes per member
 	scratch []byte // reads: target of gap bytes
-	t       IOTime
+	// io runs the cycles' file I/O (overlapped or not) into ioTime and
+	// keeps the first file error; the exchange goes on.
+	io     coll.Pipeline
+	ioTime metrics.Call
+	t      IOTime
 }
 
 // cycle is one cycle at the aggregator.
@@ -150,9 +153,6 @@ type cycle struct {
 	chunks [][]byte // where each member's bytes are
 	buf    []byte   // the cycle buffer
 	iov    [][]byte
-	done   chan struct{}
-	err    error
-	busy   time.Duration
 }
 
 func (cy *cycle) reset() {
@@ -175,13 +175,13 @@ func (r *run) recvd(n int) {
 
 // start validates the job (the same verdict on every rank), forms the
 // groups and exchanges the metadata. A nil run means nothing to do.
-func start(j *twophase.Job, o Options, write bool) (*run, error) {
+func start(j *coll.Job, o Options, write bool) (*run, error) {
 	n, rank := j.Comm.Size(), j.Comm.Rank()
 	if err := checkAggs(n, j.Aggregators); err != nil {
 		return nil, err
 	}
-	if j.BufSize <= 0 {
-		return nil, fmt.Errorf("segment: buffer size %d must be positive", j.BufSize)
+	if err := j.CheckBufSize(); err != nil {
+		return nil, fmt.Errorf("segment: %w", err)
 	}
 	stats := j.Stats
 	if stats == nil {
@@ -193,7 +193,7 @@ func start(j *twophase.Job, o Options, write bool) (*run, error) {
 	stats.Aggregator = rank == leaders[g]
 	stats.Rounds = 0
 	if len(j.Ranges) == n {
-		if _, ok := twophase.Span(j.Ranges); !ok {
+		if _, ok := coll.Span(j.Ranges); !ok {
 			return nil, nil
 		}
 	}
@@ -204,6 +204,7 @@ func start(j *twophase.Job, o Options, write bool) (*run, error) {
 	first := rank - c.Rank()
 	r := &run{j: j, o: o, write: write, stats: stats, c: c, me: c.Rank(), leader: leaders[g] - first}
 	r.share = max(1, j.BufSize/int64(c.Size()))
+	r.io = coll.Pipeline{Overlap: o.Overlap, Stats: &r.ioTime}
 
 	done := metrics.Timer(&stats.Plan)
 	r.mem, r.local = newMemCursor(j.Access)
@@ -233,11 +234,12 @@ func (r *run) metadata() error {
 	var b [24]byte
 	if r.isLeader() {
 		if r.j.File == nil {
-			r.ioErr = errors.New("segment: aggregator without an open file")
+			r.io.Fail(errors.New("segment: aggregator without an open file"))
 		} else if !r.write {
 			size, err := r.j.File.Size()
 			if err != nil {
-				r.ioErr, size = err, 0
+				r.io.Fail(err)
+				size = 0
 			}
 			r.fileSize = size
 		}
@@ -271,14 +273,14 @@ func (r *run) setup() {
 	done := metrics.Timer(&r.stats.Plan)
 	defer done()
 	if r.write {
-		hideOverlaps(r.lists)
+		r.hide = hideOverlaps(r.lists)
 	}
 	n := len(r.lists)
 	if r.o.Dynamic {
-		r.plan = &dynamicPlan{c: newCursors(r.lists), budget: r.j.BufSize}
+		r.plan = newDynamicPlan(r.lists, r.hide, r.j.BufSize)
 		r.cycles = dynamicCycles(r.totals, r.j.BufSize)
 	} else {
-		r.plan = &staticPlan{lists: r.lists, next: make([]int, n), used: make([]int64, n), share: r.share}
+		r.plan = &staticPlan{lists: r.lists, hide: r.hide, next: make([]int, n), used: make([]int64, n), share: r.share}
 		r.cycles = staticCycles(r.totals, r.share)
 	}
 	for i := range r.cyc {
@@ -311,12 +313,13 @@ func (r *run) body() error {
 // finish frees the group communicator and picks this rank's error: a
 // communication error first, then its own, then file errors.
 func (r *run) finish(err error) error {
+	r.t = IOTime{Busy: r.ioTime.IO, Wait: r.ioTime.IOWait}
 	r.stats.IO += r.t.Busy
 	r.stats.IOWait += r.t.Wait
 	if ferr := r.c.Free(); err == nil {
 		err = ferr
 	}
-	for _, e := range []error{err, r.local, r.ioErr, r.abort} {
+	for _, e := range []error{err, r.local, r.io.Err, r.abort} {
 		if e != nil {
 			return e
 		}

@@ -11,60 +11,17 @@ import (
 
 	"github.com/collio/collio/driver"
 	"github.com/collio/collio/driver/ufs"
+	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/reftest"
 	"github.com/collio/collio/layout"
 	"github.com/collio/collio/metrics"
-	"github.com/collio/collio/twophase"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
-func must[T any](v T, err error) T {
-	if err != nil {
-		panic(err)
-	}
-	return v
-}
-
-type rankCase struct {
-	access twophase.Access
-	data   []byte // the buffer's original contents
-}
-
-// expectedFile is what independent writes of all cases, in rank order,
-// produce.
-func expectedFile(cases []rankCase) []byte {
-	var out []byte
-	for _, rc := range cases {
-		fo, mo := fileOffsets(rc.access), memOffsets(rc.access)
-		for i := range fo {
-			for int64(len(out)) <= fo[i] {
-				out = append(out, 0)
-			}
-			out[fo[i]] = rc.data[mo[i]]
-		}
-	}
-	return out
-}
-
-func fill(n int64, seed int) []byte {
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = byte(seed*31 + i*13 + i/97 + 1)
-	}
-	return b
-}
-
-func ranges(cases []rankCase) []twophase.Range {
-	out := make([]twophase.Range, len(cases))
-	for k, rc := range cases {
-		if offs := fileOffsets(rc.access); len(offs) > 0 {
-			out[k] = twophase.Range{Start: offs[0], End: offs[len(offs)-1] + 1}
-		}
-	}
-	return out
-}
+// rankCase is one rank's access and its buffer.
+type rankCase = reftest.Case
 
 // setup says how one collective run goes.
 type setup struct {
@@ -94,7 +51,7 @@ func runCase(path string, cases []rankCase, s setup, want []byte) (outcome, erro
 	o := outcome{wstats: make([]metrics.Call, n), rstats: make([]metrics.Call, n),
 		wio: make([]IOTime, n), rio: make([]IOTime, n), werr: make([]error, n), rerr: make([]error, n), got: make([]int64, n)}
 	d := ufs.New()
-	rs := ranges(cases)
+	rs := reftest.Ranges(cases)
 	if s.noRanges {
 		rs = nil
 	}
@@ -115,7 +72,7 @@ func runCase(path string, cases []rankCase, s setup, want []byte) (outcome, erro
 				f = s.file(r, f)
 			}
 		}
-		j := &twophase.Job{Comm: c, File: f, Aggregators: s.aggs, Ranges: rs, Access: cases[r].access,
+		j := &coll.Job{Comm: c, File: f, Aggregators: s.aggs, Ranges: rs, Access: cases[r].Access,
 			BufSize: s.buf, Atomic: s.atomic, Stats: &o.wstats[r]}
 		o.wio[r], o.werr[r] = WriteWith(j, s.w)
 		if s.noRead {
@@ -124,7 +81,7 @@ func runCase(path string, cases []rankCase, s setup, want []byte) (outcome, erro
 		if err := c.Barrier(); err != nil {
 			return err
 		}
-		back := cases[r].access
+		back := cases[r].Access
 		back.Buf = make([]byte, len(back.Buf))
 		j.Access, j.Stats = back, &o.rstats[r]
 		o.got[r], o.rio[r], o.rerr[r] = ReadWith(j, s.r)
@@ -176,9 +133,9 @@ func subarrayCases(np int) []rankCase {
 	cases := make([]rankCase, np)
 	for r := range np {
 		lo, hi := r*g[0]/np, (r+1)*g[0]/np
-		sub := must(layout.Subarray(g, []int{hi - lo, g[1], g[2] - 1}, []int{lo, 0, 1}, layout.OrderC, layout.Int32))
+		sub := reftest.Must(layout.Subarray(g, []int{hi - lo, g[1], g[2] - 1}, []int{lo, 0, 1}, layout.OrderC, layout.Int32))
 		size := sub.Size()
-		cases[r] = rankCase{twophase.Access{Buf: fill(size, r), Count: size, Filetype: sub, Size: size}, fill(size, r)}
+		cases[r] = rankCase{Access: coll.Access{Buf: reftest.Fill(size, r), Count: size, Filetype: sub, Size: size}, Data: reftest.Fill(size, r)}
 	}
 	return cases
 }
@@ -186,7 +143,7 @@ func subarrayCases(np int) []rankCase {
 func TestSubarrayBlocks(t *testing.T) {
 	for _, np := range []int{1, 3, 4, 6} {
 		cases := subarrayCases(np)
-		want := expectedFile(cases)
+		want := reftest.ExpectedFile(cases)
 		for naggs := 1; naggs <= np; naggs++ {
 			for _, buf := range []int64{7, 64, 1 << 20} {
 				for _, m := range modes {
@@ -227,24 +184,11 @@ func TestRandomViews(t *testing.T) {
 		gap := int64(4 * rapid.IntRange(0, 3).Draw(rt, "gap"))
 		cases := make([]rankCase, np)
 		for r := range np {
-			ft := must(layout.Resized(layout.Bytes(blk), 0, int64(np)*(blk+gap)))
+			ft := reftest.Must(layout.Resized(layout.Bytes(blk), 0, int64(np)*(blk+gap)))
 			nblocks := int64(rapid.IntRange(0, 6).Draw(rt, "nblocks")) // 0: empty contribution
 			size := nblocks * blk
-			a := twophase.Access{Count: size, Filetype: ft, Disp: int64(r) * (blk + gap), Size: size}
-			if rapid.Bool().Draw(rt, "skip") && size > blk {
-				a.DataStart = blk // start one block into the view
-				a.Size -= blk
-				a.Count = a.Size
-			}
-			memLen := a.Size
-			if rapid.Bool().Draw(rt, "noncontig_mem") && a.Size > 0 {
-				a.MemType = must(layout.Vector(int(a.Size/4), 1, 2, layout.Int32))
-				a.Count = 1
-				memLen = a.MemType.Extent()
-			}
-			buf := fill(memLen, r)
-			a.Buf = append([]byte(nil), buf...)
-			cases[r] = rankCase{a, buf}
+			a := coll.Access{Filetype: ft, Disp: int64(r) * (blk + gap), Size: size}
+			cases[r] = reftest.Vary(rt, a, blk, r) // skip: start one block into the view
 		}
 		naggs := rapid.IntRange(1, min(np, 16)).Draw(rt, "naggs")
 		aggs := rapid.Permutation(seq(np)).Draw(rt, "perm")[:naggs]
@@ -259,7 +203,7 @@ func TestRandomViews(t *testing.T) {
 			w:      Options{Dynamic: rapid.Bool().Draw(rt, "dynamic")},
 			r:      Options{Dynamic: rapid.Bool().Draw(rt, "rdynamic"), Overlap: rapid.Bool().Draw(rt, "roverlap")},
 		}
-		want := expectedFile(cases)
+		want := reftest.ExpectedFile(cases)
 		var files [2][]byte
 		for i, ov := range []bool{false, true} {
 			s.w.Overlap = ov
@@ -288,14 +232,14 @@ func TestOverlappingViewsInGroup(t *testing.T) {
 	for r := range np {
 		// Rank r writes 21 bytes from 7*r in blocks of 3 with a stride of 4
 		// (overlapping its neighbours), rank 2 writes one contiguous span.
-		ft := must(layout.Resized(layout.Bytes(3), 0, 4))
+		ft := reftest.Must(layout.Resized(layout.Bytes(3), 0, 4))
 		if r == 2 {
 			ft = layout.Byte
 		}
-		a := twophase.Access{Buf: fill(21, r), Count: 21, Filetype: ft, Disp: int64(7 * r), Size: 21}
-		cases[r] = rankCase{a, fill(21, r)}
+		a := coll.Access{Buf: reftest.Fill(21, r), Count: 21, Filetype: ft, Disp: int64(7 * r), Size: 21}
+		cases[r] = rankCase{Access: a, Data: reftest.Fill(21, r)}
 	}
-	want := expectedFile(cases)
+	want := reftest.ExpectedFile(cases)
 	for _, m := range modes {
 		for _, buf := range []int64{1, 5, 16, 1000} {
 			t.Run(fmt.Sprintf("%s_buf%d", modeName(m), buf), func(t *testing.T) {
@@ -313,7 +257,7 @@ func TestOverlappingViewsInGroup(t *testing.T) {
 func TestAllEmpty(t *testing.T) {
 	cases := make([]rankCase, 3)
 	for r := range cases {
-		cases[r] = rankCase{twophase.Access{Filetype: layout.Byte}, nil}
+		cases[r] = rankCase{Access: coll.Access{Filetype: layout.Byte}, Data: nil}
 	}
 	for i, m := range modes {
 		path := filepath.Join(t.TempDir(), "e")
@@ -336,9 +280,9 @@ func TestStats(t *testing.T) {
 	// per group.
 	cases := make([]rankCase, 6)
 	for r := range cases {
-		cases[r] = rankCase{twophase.Access{Buf: fill(10, r), Count: 10, Filetype: layout.Byte, Disp: int64(10 * r), Size: 10}, fill(10, r)}
+		cases[r] = rankCase{Access: coll.Access{Buf: reftest.Fill(10, r), Count: 10, Filetype: layout.Byte, Disp: int64(10 * r), Size: 10}, Data: reftest.Fill(10, r)}
 	}
-	want := expectedFile(cases)
+	want := reftest.ExpectedFile(cases)
 	for _, m := range modes {
 		t.Run(modeName(m), func(t *testing.T) {
 			o, err := runCase(filepath.Join(t.TempDir(), "s"), cases, setup{aggs: []int{0, 3}, buf: 8, w: m, r: m}, want)
@@ -362,14 +306,15 @@ func TestStats(t *testing.T) {
 					if !m.Overlap {
 						require.Equal(t, o.wio[r].Busy, o.wio[r].Wait)
 					}
-					// Two headers and two one-piece lists, 20 data bytes.
-					require.Equal(t, int64(2*16+2*16+20), st.BytesRecv)
-					require.Equal(t, int64(2*16+2*16), rst.BytesRecv)
+					// Two headers and two one-piece lists (an offset
+					// and a length varint of a byte each), 20 data bytes.
+					require.Equal(t, int64(2*headerLen+2*2+20), st.BytesRecv)
+					require.Equal(t, int64(2*headerLen+2*2), rst.BytesRecv)
 					require.Equal(t, int64(2*24+20), rst.BytesSent) // plan broadcast, data
 				} else {
 					require.Zero(t, o.wio[r])
 					require.Zero(t, st.IO)
-					require.Equal(t, int64(16+16+10), st.BytesSent)
+					require.Equal(t, int64(headerLen+2+10), st.BytesSent)
 					require.Equal(t, int64(24+10), rst.BytesRecv)
 				}
 			}
@@ -381,15 +326,15 @@ func TestStats(t *testing.T) {
 func TestHugeBuffer(t *testing.T) {
 	cases := subarrayCases(4)
 	for r := range cases { // noncontiguous memory on odd ranks
-		a := &cases[r].access
+		a := &cases[r].Access
 		if r%2 == 1 {
-			a.MemType = must(layout.Vector(int(a.Size/4), 1, 2, layout.Int32))
+			a.MemType = reftest.Must(layout.Vector(int(a.Size/4), 1, 2, layout.Int32))
 			a.Count = 1
-			cases[r].data = fill(a.MemType.Extent(), r)
-			a.Buf = append([]byte(nil), cases[r].data...)
+			cases[r].Data = reftest.Fill(a.MemType.Extent(), r)
+			a.Buf = append([]byte(nil), cases[r].Data...)
 		}
 	}
-	want := expectedFile(cases)
+	want := reftest.ExpectedFile(cases)
 	for _, m := range modes {
 		path := filepath.Join(t.TempDir(), "h")
 		o, err := runCase(path, cases, setup{aggs: []int{0, 2}, buf: 1 << 40, w: m, r: m}, want)
@@ -404,7 +349,7 @@ func TestHugeBuffer(t *testing.T) {
 // Reads past end of file return fewer bytes and zeros there.
 func TestShortRead(t *testing.T) {
 	cases := subarrayCases(3)
-	want := expectedFile(cases)
+	want := reftest.ExpectedFile(cases)
 	short := want[:len(want)/2]
 	for _, m := range modes {
 		path := filepath.Join(t.TempDir(), "p")
@@ -418,9 +363,9 @@ func TestShortRead(t *testing.T) {
 				return err
 			}
 			defer f.Close()
-			a := cases[r].access
+			a := cases[r].Access
 			a.Buf = make([]byte, len(a.Buf))
-			j := &twophase.Job{Comm: c, File: f, Aggregators: []int{1}, Ranges: ranges(cases), Access: a, BufSize: 50}
+			j := &coll.Job{Comm: c, File: f, Aggregators: []int{1}, Ranges: reftest.Ranges(cases), Access: a, BufSize: 50}
 			if got[r], _, err = ReadWith(j, m); err != nil {
 				return err
 			}
@@ -438,7 +383,7 @@ func TestShortRead(t *testing.T) {
 		require.NoError(t, err)
 		for r, rc := range cases {
 			var before int64
-			for _, fo := range fileOffsets(rc.access) {
+			for _, fo := range fileOffsets(rc.Access) {
 				if fo < int64(len(short)) {
 					before++
 				}
@@ -485,7 +430,7 @@ func TestFileErrors(t *testing.T) {
 // Non-aggregators may have no file; a bad job fails on every rank alike.
 func TestJobChecks(t *testing.T) {
 	cases := subarrayCases(4)
-	want := expectedFile(cases)
+	want := reftest.ExpectedFile(cases)
 	o, err := runCase(filepath.Join(t.TempDir(), "n"), cases, setup{aggs: []int{1}, buf: 33, w: modes[3], r: modes[2]}, want)
 	require.NoError(t, err)
 	noErrors(t, o)
@@ -528,10 +473,10 @@ func TestRunsAndGaps(t *testing.T) {
 		// pair: each run is 20 bytes (one block per rank).
 		cases := make([]rankCase, 2)
 		for r := range cases {
-			ft := must(layout.Resized(layout.Bytes(10), 0, 20+hole))
-			cases[r] = rankCase{twophase.Access{Buf: fill(40, r), Count: 40, Filetype: ft, Disp: int64(10 * r), Size: 40}, fill(40, r)}
+			ft := reftest.Must(layout.Resized(layout.Bytes(10), 0, 20+hole))
+			cases[r] = rankCase{Access: coll.Access{Buf: reftest.Fill(40, r), Count: 40, Filetype: ft, Disp: int64(10 * r), Size: 40}, Data: reftest.Fill(40, r)}
 		}
-		want := expectedFile(cases)
+		want := reftest.ExpectedFile(cases)
 		for _, m := range modes {
 			var w, rd int
 			s := setup{aggs: []int{1}, buf: 1 << 20, w: m, r: m, file: func(r int, f driver.File) driver.File {
@@ -558,10 +503,10 @@ func TestRunsAndGaps(t *testing.T) {
 // nothing; the others' data is written.
 func TestLocalError(t *testing.T) {
 	cases := subarrayCases(4)
-	cases[1].access.Buf = cases[1].access.Buf[:10]
+	cases[1].Access.Buf = cases[1].Access.Buf[:10]
 	ok := append([]rankCase(nil), cases...)
-	ok[1].access.Size = 0
-	want := expectedFile(ok)
+	ok[1].Access.Size = 0
+	want := reftest.ExpectedFile(ok)
 	for _, m := range modes {
 		path := filepath.Join(t.TempDir(), "l")
 		o, err := runCase(path, cases, setup{aggs: []int{0, 2}, buf: 40, w: m, noRead: true}, nil)
@@ -579,9 +524,5 @@ func TestLocalError(t *testing.T) {
 }
 
 // The reference: where each data byte goes, from the layouts alone.
-func fileOffsets(a twophase.Access) []int64 { return reftest.FileOffsets(ref(a)) }
-func memOffsets(a twophase.Access) []int64  { return reftest.MemOffsets(ref(a)) }
-
-func ref(a twophase.Access) reftest.Access {
-	return reftest.Access{Disp: a.Disp, Filetype: a.Filetype, DataStart: a.DataStart, Size: a.Size, MemType: a.MemType, Count: a.Count}
-}
+func fileOffsets(a coll.Access) []int64 { return reftest.FileOffsets(reftest.Of(a)) }
+func memOffsets(a coll.Access) []int64  { return reftest.MemOffsets(reftest.Of(a)) }

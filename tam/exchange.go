@@ -1,11 +1,12 @@
 package tam
 
 import (
+	"fmt"
 	"time"
 
+	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/metrics"
-	"github.com/collio/collio/twophase"
 )
 
 // Phase names given to a counting communicator (comm.SetPhase), so that
@@ -18,75 +19,86 @@ const (
 // scratch is the per-round working space of the layer-1 exchange and of
 // the local aggregator's merge, reused from round to round.
 type scratch struct {
-	mine   [][]piece // this rank's pieces per global aggregator
-	lo, hi []int64   // and the data positions they cover
+	mine   [][]coll.Piece // this rank's pieces per global aggregator
+	lo, hi []int64        // and the data positions they cover
 
-	sizesOut []byte // 16 per global aggregator: pieces, bytes
-	payOut   bufPool
+	sizesOut []byte // counts per global aggregator: pieces, bytes, list bytes
+	payOut   coll.Pool
 
 	// On a local aggregator, per member (index into run.members).
 	active  []bool
-	sizesIn []byte  // 16 per global aggregator per member
+	sizesIn []byte  // counts per global aggregator per member
 	payLen  []int64 // payload bytes each member sends
-	payIn   bufPool
-	own     bufPool      // own data packed (noncontiguous memory)
-	lists   [][][]extent // [global aggregator][member] pieces
-	data    [][][]byte   // [global aggregator][member] packed bytes (writes)
-	merged  []entry
+	payIn   coll.Pool
+	own     coll.Pool         // own data packed (noncontiguous memory)
+	lists   [][][]coll.Extent // [global aggregator][member] pieces
+	data    [][][]byte        // [global aggregator][member] packed bytes (writes)
+	merged  []coll.Entry
 	runs    []stretch
 	up      []upMsg // per global aggregator: what goes up in layer 2
 	reqs    []comm.Request
-	flat    []extent
+	flat    []coll.Extent
 	rd      readScratch
 }
 
 // upMsg is a local aggregator's layer-2 message to one global aggregator:
-// ext extents of bytes bytes, in its state's send buffer at [start, end).
+// ext extents of bytes bytes, their list encoded in list bytes, in its
+// state's send buffer at [start, end).
 type upMsg struct {
-	ext, bytes int64
-	start, end int
+	ext, bytes, list int64
+	start, end       int
 }
 
 // gState is one round's layer-2 state: the local aggregator's outgoing
 // messages and what a global aggregator received, kept until the round's
 // file I/O is done (with overlap, the next round uses the other state).
 type gState struct {
-	send bufPool // local aggregator: layer-2 messages, back to back
+	slot int // its pipeline slot
+
+	// Buffers, from Job.Buffers when the caller keeps them: send holds a
+	// local aggregator's layer-2 messages back to back, recv what a
+	// global aggregator received, win its read-modify-write window, back
+	// (reads) each source's bytes back to back.
+	send, recv, win, back *coll.Pool
 
 	srcs  []int // global aggregator: local aggregators heard from (indices into locals)
 	hdr   []byte
-	recv  bufPool
-	lists [][]extent // per source
-	data  [][]byte   // per source (writes)
+	lists [][]coll.Extent // per source
+	data  [][]byte        // per source (writes)
 
-	merged []entry
+	merged []coll.Entry
 	runs   []stretch
-	win    bufPool
-	back   bufPool // reads: each source's bytes, back to back
-
-	pending chan ioResult
 }
 
-type ioResult struct {
-	err     error
-	io, rmw time.Duration
+// newStates returns the two round states over the job's buffers.
+func (r *run) newStates() *[2]gState {
+	bufs := r.j.Buffers
+	if bufs == nil {
+		bufs = new(coll.Buffers)
+	}
+	var st [2]gState
+	for k := range st {
+		b := &bufs.Round[k]
+		st[k] = gState{slot: k, send: &b.Send, recv: &b.Recv, win: &b.Window, back: &b.Back}
+	}
+	return &st
 }
 
 func (r *run) initScratch() {
 	g, k := len(r.aggs), len(r.members)
 	s := &r.sc
-	s.mine = make([][]piece, g)
+	s.mine = make([][]coll.Piece, g)
 	s.lo, s.hi = make([]int64, g), make([]int64, g)
-	s.sizesOut = make([]byte, 16*g)
+	s.sizesOut = make([]byte, countsWidth*g)
 	s.up = make([]upMsg, g)
 	if r.isLocal() {
 		s.active = make([]bool, k)
-		s.sizesIn = make([]byte, 16*g*k)
+		s.sizesIn = make([]byte, countsWidth*g*k)
 		s.payLen = make([]int64, k)
-		s.lists = make([][][]extent, g)
+		s.lists = make([][][]coll.Extent, g)
 		s.data = make([][][]byte, g)
 		for i := range s.lists {
-			s.lists[i] = make([][]extent, k)
+			s.lists[i] = make([][]coll.Extent, k)
 			s.data[i] = make([][]byte, k)
 		}
 	}
@@ -103,8 +115,8 @@ func (r *run) got(n int, layer *int64) {
 	*layer++
 }
 
-func intersect(a, b twophase.Range) twophase.Range {
-	return twophase.Range{Start: max(a.Start, b.Start), End: min(a.End, b.End)}
+func intersect(a, b coll.Range) coll.Range {
+	return coll.Range{Start: max(a.Start, b.Start), End: min(a.End, b.End)}
 }
 
 // cutAll finds this rank's pieces in every global aggregator's window of
@@ -116,7 +128,7 @@ func (r *run) cutAll(m int) error {
 	mine := r.j.Ranges[r.rank]
 	for i := range r.aggs {
 		var err error
-		s.mine[i], s.lo[i], s.hi[i], err = r.sl.cut(intersect(r.window(i, m), mine), s.mine[i][:0])
+		s.mine[i], s.lo[i], s.hi[i], err = r.sl.Cut(intersect(r.window(i, m), mine), s.mine[i][:0])
 		if err != nil {
 			return err
 		}
@@ -125,17 +137,34 @@ func (r *run) cutAll(m int) error {
 	return nil
 }
 
-// memberTotals puts this rank's pieces and bytes per global aggregator in
-// the sizes message and returns the totals.
-func (r *run) memberTotals() (pieces, bytes int64) {
+// memberBytes is this rank's data bytes in the round, all global
+// aggregators together.
+func (r *run) memberBytes() (bytes int64) {
 	s := &r.sc
 	for i := range r.aggs {
-		np, nb := int64(len(s.mine[i])), s.hi[i]-s.lo[i]
-		putPair(s.sizesOut[16*i:], np, nb)
-		pieces += np
-		bytes += nb
+		bytes += s.hi[i] - s.lo[i]
 	}
-	return pieces, bytes
+	return bytes
+}
+
+// encodeLists encodes this rank's piece lists for the round, one per
+// global aggregator, into the payload buffer, puts their counts in the
+// sizes message and returns the total pieces.
+func (r *run) encodeLists() (pieces int64) {
+	s := &r.sc
+	pay := s.payOut.B[:0]
+	for i := range r.aggs {
+		start := len(pay)
+		var end int64
+		for _, pc := range s.mine[i] {
+			pay = coll.AppendRequest(pay, &end, pc.Off, pc.N)
+		}
+		np := int64(len(s.mine[i]))
+		putCounts(s.sizesOut[countsWidth*i:], np, s.hi[i]-s.lo[i], int64(len(pay)-start))
+		pieces += np
+	}
+	s.payOut.B = pay
+	return pieces
 }
 
 // memberSend sends this rank's layer-1 messages for the round to its
@@ -143,7 +172,7 @@ func (r *run) memberTotals() (pieces, bytes int64) {
 // lists of all global aggregators followed (writes) by the data.
 func (r *run) memberSend(withData bool) error {
 	s := &r.sc
-	pieces, _ := r.memberTotals()
+	pieces := r.encodeLists()
 	to := r.nodeRank[r.bind[r.rank]]
 	done := metrics.Timer(&r.stats.ReqExchange)
 	q1, err := r.node.Issend(s.sizesOut, to, tagSizes)
@@ -154,21 +183,16 @@ func (r *run) memberSend(withData bool) error {
 	r.sent(len(s.sizesOut))
 	var q2 comm.Request
 	if pieces > 0 {
-		pay := s.payOut.b[:0]
-		for i := range r.aggs {
-			for _, pc := range s.mine[i] {
-				pay = appendList(pay, pc.off, pc.n)
-			}
-		}
+		pay := s.payOut.B
 		if withData {
 			buf := r.j.Access.Buf
 			for i := range r.aggs {
 				for _, pc := range s.mine[i] {
-					pay = append(pay, buf[pc.mem:pc.mem+pc.n]...)
+					pay = append(pay, buf[pc.Mem:pc.Mem+pc.N]...)
 				}
 			}
 		}
-		s.payOut.b = pay
+		s.payOut.B = pay
 		if q2, err = r.node.Issend(pay, to, tagPayload); err != nil {
 			done()
 			return err
@@ -200,7 +224,7 @@ func (r *run) localGather(m int, withData bool) error {
 		if !s.active[k] {
 			continue
 		}
-		q, err := r.node.Irecv(s.sizesIn[16*g*k:16*g*(k+1)], r.nodeRank[mb], tagSizes)
+		q, err := r.node.Irecv(s.sizesIn[countsWidth*g*k:countsWidth*g*(k+1)], r.nodeRank[mb], tagSizes)
 		if err != nil {
 			done()
 			return err
@@ -218,20 +242,20 @@ func (r *run) localGather(m int, withData bool) error {
 		if !s.active[k] {
 			continue
 		}
-		r.got(16*g, &r.rep.Layer1Recv)
-		var np, nb int64
+		r.got(countsWidth*g, &r.rep.Layer1Recv)
+		var nl, nb int64
 		for i := 0; i < g; i++ {
-			a, b := getPair(s.sizesIn[16*(g*k+i):])
-			np += a
+			_, b, l := getCounts(s.sizesIn[countsWidth*(g*k+i):])
+			nl += l
 			nb += b
 		}
-		s.payLen[k] = 16 * np
+		s.payLen[k] = nl
 		if withData {
 			s.payLen[k] += nb
 		}
 		total += s.payLen[k]
 	}
-	buf := s.payIn.get(total)
+	buf := s.payIn.Get(total)
 	done = metrics.Timer(&r.stats.Shuffle)
 	reqs = reqs[:0]
 	var at int64
@@ -269,18 +293,24 @@ func (r *run) localGather(m int, withData bool) error {
 		r.got(int(s.payLen[k]), &r.rep.Layer1Recv)
 		b := buf[at : at+s.payLen[k]]
 		at += s.payLen[k]
-		var np int64
+		var nl int64
 		for i := 0; i < g; i++ {
-			a, _ := getPair(s.sizesIn[16*(g*k+i):])
-			np += a
+			_, _, l := getCounts(s.sizesIn[countsWidth*(g*k+i):])
+			nl += l
 		}
-		lists, data := b[:16*np], b[16*np:]
+		if nl > int64(len(b)) {
+			return fmt.Errorf("tam: rank %d announced %d bytes of lists in a payload of %d", mb, nl, len(b))
+		}
+		lists, data := b[:nl], b[nl:]
 		for i := 0; i < g; i++ {
-			cnt, nb := getPair(s.sizesIn[16*(g*k+i):])
-			if s.lists[i][k], err = decodeList(lists, int(cnt), nb, s.lists[i][k]); err != nil {
+			cnt, nb, l := getCounts(s.sizesIn[countsWidth*(g*k+i):])
+			if l < 0 || l > int64(len(lists)) || withData && (nb < 0 || nb > int64(len(data))) {
+				return fmt.Errorf("tam: rank %d's sizes do not match its payload", mb)
+			}
+			if s.lists[i][k], err = decodeList(lists[:l], int(cnt), nb, s.lists[i][k]); err != nil {
 				return err
 			}
-			lists = lists[16*cnt:]
+			lists = lists[l:]
 			if withData {
 				s.data[i][k], data = data[:nb], data[nb:]
 			}
@@ -293,27 +323,27 @@ func (r *run) localGather(m int, withData bool) error {
 func (r *run) fileOwn(k int, withData bool) {
 	s := &r.sc
 	buf := r.j.Access.Buf
-	if withData && !r.sl.contig {
+	if withData && !r.contig {
 		var n int64
 		for i := range r.aggs {
 			n += s.hi[i] - s.lo[i]
 		}
-		buf = s.own.get(n)[:0]
+		buf = s.own.Get(n)[:0]
 	}
 	for i := range r.aggs {
 		for _, pc := range s.mine[i] {
-			s.lists[i][k] = append(s.lists[i][k], extent{pc.off, pc.n})
+			s.lists[i][k] = append(s.lists[i][k], coll.Extent{Off: pc.Off, N: pc.N})
 		}
 		if !withData {
 			continue
 		}
-		if r.sl.contig {
+		if r.contig {
 			s.data[i][k] = buf[s.lo[i]:s.hi[i]]
 			continue
 		}
 		start := len(buf)
 		for _, pc := range s.mine[i] {
-			buf = append(buf, r.j.Access.Buf[pc.mem:pc.mem+pc.n]...)
+			buf = append(buf, r.j.Access.Buf[pc.Mem:pc.Mem+pc.N]...)
 		}
 		s.data[i][k] = buf[start:]
 	}
@@ -344,12 +374,12 @@ func (r *run) exchangeUp(m int, st *gState, withData bool) error {
 				st.srcs = append(st.srcs, g)
 			}
 		}
-		st.hdr = growBytes(st.hdr, 16*len(st.srcs))
+		st.hdr = growBytes(st.hdr, countsWidth*len(st.srcs))
 		for q, g := range st.srcs {
 			if r.locals[g] == r.rank {
 				continue
 			}
-			req, err := r.j.Comm.Irecv(st.hdr[16*q:16*q+16], r.locals[g], tagHeader)
+			req, err := r.j.Comm.Irecv(st.hdr[countsWidth*q:countsWidth*(q+1)], r.locals[g], tagHeader)
 			if err != nil {
 				return err
 			}
@@ -360,23 +390,23 @@ func (r *run) exchangeUp(m int, st *gState, withData bool) error {
 	var hdrOut []byte
 	if r.isLocal() {
 		me := r.localIdx[r.rank]
-		hdrOut = make([]byte, 16*len(r.aggs))
+		hdrOut = make([]byte, countsWidth*len(r.aggs))
 		for i, a := range r.aggs {
 			if !r.groupActive(me, i, m) || a == r.rank {
 				continue
 			}
 			u := s.up[i]
-			putPair(hdrOut[16*i:], u.ext, u.bytes)
-			req, err := r.j.Comm.Issend(hdrOut[16*i:16*i+16], a, tagHeader)
+			putCounts(hdrOut[countsWidth*i:], u.ext, u.bytes, u.list)
+			req, err := r.j.Comm.Issend(hdrOut[countsWidth*i:countsWidth*(i+1)], a, tagHeader)
 			if err != nil {
 				return err
 			}
-			r.sent(16)
+			r.sent(countsWidth)
 			sends = append(sends, req)
 			if u.ext == 0 {
 				continue
 			}
-			if req, err = r.j.Comm.Issend(st.send.b[u.start:u.end], a, tagUp); err != nil {
+			if req, err = r.j.Comm.Issend(st.send.B[u.start:u.end], a, tagUp); err != nil {
 				return err
 			}
 			r.sent(u.end - u.start)
@@ -395,19 +425,19 @@ func (r *run) exchangeUp(m int, st *gState, withData bool) error {
 		for q, g := range st.srcs {
 			if r.locals[g] == r.rank {
 				u := s.up[r.gIndex]
-				putPair(st.hdr[16*q:], u.ext, u.bytes)
+				putCounts(st.hdr[countsWidth*q:], u.ext, u.bytes, u.list)
 				continue
 			}
-			r.got(16, &r.rep.Layer2Recv)
-			total += payloadLen(st.hdr[16*q:], withData)
+			r.got(countsWidth, &r.rep.Layer2Recv)
+			total += payloadLen(st.hdr[countsWidth*q:], withData)
 		}
-		buf := st.recv.get(total)
+		buf := st.recv.Get(total)
 		var at int64
 		for q, g := range st.srcs {
 			if r.locals[g] == r.rank {
 				continue
 			}
-			n := payloadLen(st.hdr[16*q:], withData)
+			n := payloadLen(st.hdr[countsWidth*q:], withData)
 			if n == 0 {
 				continue
 			}
@@ -426,26 +456,29 @@ func (r *run) exchangeUp(m int, st *gState, withData bool) error {
 		st.data = growData(st.data, len(st.srcs))
 		at = 0
 		for q, g := range st.srcs {
-			ext, nb := getPair(st.hdr[16*q:])
+			ext, nb, nl := getCounts(st.hdr[countsWidth*q:])
 			var b []byte
 			if r.locals[g] == r.rank {
 				u := s.up[r.gIndex]
-				b = st.send.b[u.start:u.end]
+				b = st.send.B[u.start:u.end]
 			} else {
-				n := payloadLen(st.hdr[16*q:], withData)
+				n := payloadLen(st.hdr[countsWidth*q:], withData)
 				b = buf[at : at+n]
 				at += n
 				if n > 0 {
 					r.got(int(n), &r.rep.Layer2Recv)
 				}
 			}
+			if nl < 0 || nl > int64(len(b)) {
+				return fmt.Errorf("tam: local aggregator %d announced a list of %d bytes in a message of %d", r.locals[g], nl, len(b))
+			}
 			var err error
-			if st.lists[q], err = decodeList(b, int(ext), nb, st.lists[q][:0]); err != nil {
+			if st.lists[q], err = decodeList(b[:nl], int(ext), nb, st.lists[q][:0]); err != nil {
 				return err
 			}
 			st.data[q] = nil
-			if withData {
-				st.data[q] = b[16*ext:]
+			if withData && ext > 0 {
+				st.data[q] = b[nl:]
 			}
 		}
 	}
@@ -453,14 +486,14 @@ func (r *run) exchangeUp(m int, st *gState, withData bool) error {
 }
 
 func payloadLen(hdr []byte, withData bool) int64 {
-	ext, nb := getPair(hdr)
+	ext, nb, nl := getCounts(hdr)
 	if ext == 0 {
 		return 0
 	}
 	if withData {
-		return 16*ext + nb
+		return nl + nb
 	}
-	return 16 * ext
+	return nl
 }
 
 func growBytes(b []byte, n int) []byte {
@@ -470,7 +503,7 @@ func growBytes(b []byte, n int) []byte {
 	return b[:n]
 }
 
-func growLists(l [][]extent, n int) [][]extent {
+func growLists(l [][]coll.Extent, n int) [][]coll.Extent {
 	for len(l) < n {
 		l = append(l, nil)
 	}

@@ -7,13 +7,15 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
+
+	"github.com/collio/collio/internal/coll"
 )
 
 func TestCoalesceTable(t *testing.T) {
 	// Rank 0: [0,4) [10,12); rank 1: [4,6) [12,14) [20,22); rank 2: [5,8).
-	lists := [][]extent{{{0, 4}, {10, 2}}, {{4, 2}, {12, 2}, {20, 2}}, {{5, 3}}}
+	lists := [][]coll.Extent{{{Off: 0, N: 4}, {Off: 10, N: 2}}, {{Off: 4, N: 2}, {Off: 12, N: 2}, {Off: 20, N: 2}}, {{Off: 5, N: 3}}}
 	data := [][]byte{[]byte("aaaaAA"), []byte("bbBBcc"), []byte("CCC")}
-	merged := mergeLists(lists, nil)
+	merged := coll.Merge(lists, nil, nil)
 	runs := findRuns(merged, nil)
 	require.Equal(t, []stretch{
 		{off: 0, n: 8, first: 0, end: 3, overlap: true},
@@ -30,7 +32,7 @@ func TestCoalesceTable(t *testing.T) {
 func TestCoalesceProperties(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		k := rapid.IntRange(0, 6).Draw(t, "sources")
-		lists := make([][]extent, k)
+		lists := make([][]coll.Extent, k)
 		data := make([][]byte, k)
 		ref := map[int64]byte{}
 		for s := 0; s < k; s++ {
@@ -38,7 +40,7 @@ func TestCoalesceProperties(t *testing.T) {
 			for p := rapid.IntRange(0, 6).Draw(t, "pieces"); p > 0; p-- {
 				off += rapid.Int64Range(0, 5).Draw(t, "gap")
 				n := rapid.Int64Range(1, 6).Draw(t, "n")
-				lists[s] = append(lists[s], extent{off, n})
+				lists[s] = append(lists[s], coll.Extent{Off: off, N: n})
 				for b := off; b < off+n; b++ {
 					v := byte(s*50 + int(b))
 					data[s] = append(data[s], v)
@@ -47,12 +49,12 @@ func TestCoalesceProperties(t *testing.T) {
 				off += n
 			}
 		}
-		merged := mergeLists(lists, nil)
-		if !slices.IsSortedFunc(merged, func(a, b entry) int {
-			if a.off != b.off {
-				return int(a.off - b.off)
+		merged := coll.Merge(lists, nil, nil)
+		if !slices.IsSortedFunc(merged, func(a, b coll.Entry) int {
+			if a.Off != b.Off {
+				return int(a.Off - b.Off)
 			}
-			return int(a.src - b.src)
+			return a.Src - b.Src
 		}) {
 			t.Fatalf("merge not sorted: %v", merged)
 		}

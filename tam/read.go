@@ -1,13 +1,12 @@
 package tam
 
 import (
-	"encoding/binary"
 	"errors"
 	"io"
 	"time"
 
+	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
-	"github.com/collio/collio/layout"
 	"github.com/collio/collio/metrics"
 )
 
@@ -17,10 +16,10 @@ type readScratch struct {
 	// (in global aggregator order, then file order) sits in the bytes that
 	// come back from the global aggregators: aggregator and position.
 	where  [][]loc
-	fromG  bufPool
-	aggBuf [][]byte // per global aggregator: its extents' bytes
-	down   bufPool  // a member's bytes, packed for sending
-	recv   bufPool  // a member's bytes when they cannot land in place
+	fromG  coll.Pool
+	aggBuf [][]byte  // per global aggregator: its extents' bytes
+	down   coll.Pool // a member's bytes, packed for sending
+	recv   coll.Pool // a member's bytes when they cannot land in place
 }
 
 type loc struct {
@@ -33,39 +32,24 @@ func (r *run) read() (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	var st gState
+	st := &r.newStates()[0]
 	for m := 0; m < r.rounds; m++ {
-		if err := r.readRound(m, &st); err != nil {
+		if err := r.readRound(m, st); err != nil {
 			return 0, err
 		}
 	}
-	if r.ioErr != nil {
-		return 0, r.ioErr
+	if r.io.Err != nil {
+		return 0, r.io.Err
 	}
-	a := r.j.Access
-	before, err := layout.NewViewStream(a.Filetype, a.Disp).DataBefore(size)
-	if err != nil {
-		return 0, err
-	}
-	return min(max(before-a.DataStart, 0), a.Size), nil
+	return r.j.Access.BytesBefore(size)
 }
 
 // fileSize has the first global aggregator learn the file size and
 // broadcast it, so that ranks without the file know where it ends.
 func (r *run) fileSize() (int64, error) {
-	var b [8]byte
-	root := r.aggs[0]
-	if r.rank == root {
-		size, err := r.j.File.Size()
-		if err != nil {
-			r.ioErr = err
-		}
-		binary.LittleEndian.PutUint64(b[:], uint64(size))
-	}
-	if err := r.j.Comm.Bcast(b[:], root); err != nil {
-		return 0, err
-	}
-	return int64(binary.LittleEndian.Uint64(b[:])), nil
+	size, fileErr, err := coll.BroadcastFileSize(r.j.Comm, r.j.File, r.aggs[0])
+	r.io.Fail(fileErr)
+	return size, err
 }
 
 func (r *run) readRound(m int, st *gState) error {
@@ -80,8 +64,7 @@ func (r *run) readRound(m int, st *gState) error {
 	var inPlace bool
 	member := !r.isLocal() && r.memberActive(r.rank, m)
 	if member {
-		_, bytes := r.memberTotals()
-		if bytes > 0 {
+		if bytes := r.memberBytes(); bytes > 0 {
 			var buf []byte
 			buf, inPlace = r.memberRecvBuf(bytes)
 			var err error
@@ -123,7 +106,7 @@ func (r *run) readRound(m int, st *gState) error {
 		}
 		r.got(down.Count(), &r.rep.Layer1Recv)
 		if !inPlace {
-			r.unpack(s.rd.recv.b[:down.Count()])
+			r.unpack(s.rd.recv.B[:down.Count()])
 		}
 	}
 	return nil
@@ -134,7 +117,7 @@ func (r *run) readRound(m int, st *gState) error {
 // in that order, are one stretch of data positions; else a scratch buffer.
 func (r *run) memberRecvBuf(bytes int64) ([]byte, bool) {
 	s := &r.sc
-	if r.sl.contig {
+	if r.contig {
 		lo, next, ok := int64(-1), int64(-1), true
 		for i := range r.aggs {
 			if s.hi[i] <= s.lo[i] {
@@ -152,7 +135,7 @@ func (r *run) memberRecvBuf(bytes int64) ([]byte, bool) {
 			return r.j.Access.Buf[lo:next], true
 		}
 	}
-	return s.rd.recv.get(bytes), false
+	return s.rd.recv.Get(bytes), false
 }
 
 // unpack copies a member's packed bytes of the round to its pieces.
@@ -161,8 +144,8 @@ func (r *run) unpack(b []byte) {
 	buf := r.j.Access.Buf
 	for i := range r.aggs {
 		for _, pc := range s.mine[i] {
-			copy(buf[pc.mem:pc.mem+pc.n], b[:pc.n])
-			b = b[pc.n:]
+			copy(buf[pc.Mem:pc.Mem+pc.N], b[:pc.N])
+			b = b[pc.N:]
 		}
 	}
 }
@@ -182,13 +165,13 @@ func (r *run) locate() {
 	// Pieces are located aggregator by aggregator, so each member's list
 	// ends up in (aggregator, file) order, the order it sent them in.
 	for i := range r.aggs {
-		s.merged = mergeLists(s.lists[i], s.merged[:0])
+		s.merged = coll.Merge(s.lists[i], nil, s.merged[:0])
 		s.runs = findRuns(s.merged, s.runs[:0])
 		var base int64
 		// Entries of one member come out of the merge in its list order.
 		for _, rn := range s.runs {
 			for _, e := range s.merged[rn.first:rn.end] {
-				rd.where[e.src] = append(rd.where[e.src], loc{agg: int32(i), at: base + e.off - rn.off})
+				rd.where[e.Src] = append(rd.where[e.Src], loc{agg: int32(i), at: base + e.Off - rn.off})
 			}
 			base += rn.n
 		}
@@ -212,7 +195,7 @@ func (r *run) exchangeDown(m int, st *gState) error {
 				total += s.up[i].bytes
 			}
 		}
-		buf := rd.fromG.get(total)
+		buf := rd.fromG.Get(total)
 		rd.aggBuf = growData(rd.aggBuf, len(r.aggs))
 		var at int64
 		for i, a := range r.aggs {
@@ -234,15 +217,11 @@ func (r *run) exchangeDown(m int, st *gState) error {
 	var sends []comm.Request
 	if r.isGlobal() {
 		back, res := r.readWindow(st)
-		r.stats.IO += res.io
-		r.stats.IOWait += res.io
-		if res.err != nil && r.ioErr == nil {
-			r.ioErr = res.err
-		}
+		r.io.Record(res) // reads are not pipelined
 		done := metrics.Timer(&r.stats.Shuffle)
 		var at int64
 		for q, g := range st.srcs {
-			_, nb := getPair(st.hdr[16*q:])
+			_, nb, _ := getCounts(st.hdr[countsWidth*q:])
 			b := back[at : at+nb]
 			at += nb
 			if r.locals[g] == r.rank {
@@ -277,37 +256,37 @@ func (r *run) exchangeDown(m int, st *gState) error {
 // sources asked for and returns each source's bytes back to back (sources
 // in order, each in its list order). On a file error the bytes are zeros
 // and the error is in the result, so the exchange still completes.
-func (r *run) readWindow(st *gState) ([]byte, ioResult) {
-	var res ioResult
+func (r *run) readWindow(st *gState) ([]byte, coll.IOResult) {
+	var res coll.IOResult
 	var total int64
 	for q := range st.srcs {
-		_, nb := getPair(st.hdr[16*q:])
+		_, nb, _ := getCounts(st.hdr[countsWidth*q:])
 		total += nb
 	}
-	back := st.back.get(total)
-	st.merged = mergeLists(st.lists, st.merged[:0])
+	back := st.back.Get(total)
+	st.merged = coll.Merge(st.lists, nil, st.merged[:0])
 	if len(st.merged) == 0 {
 		return back, res
 	}
-	lo, hi := st.merged[0].off, int64(0)
+	lo, hi := st.merged[0].Off, int64(0)
 	for _, e := range st.merged {
-		hi = max(hi, e.off+e.n)
+		hi = max(hi, e.End())
 	}
-	win := st.win.get(hi - lo)
+	win := st.win.Get(hi - lo)
 	start := time.Now()
 	n, err := r.j.File.ReadAt(win, lo)
-	res.io += time.Since(start)
+	res.IO += time.Since(start)
 	if err != nil && !errors.Is(err, io.EOF) {
 		clear(back)
-		res.err = err
+		res.Err = err
 		return back, res
 	}
 	clear(win[n:]) // past end of file
 	var at int64
 	for _, l := range st.lists {
 		for _, x := range l {
-			copy(back[at:at+x.n], win[x.off-lo:])
-			at += x.n
+			copy(back[at:at+x.N], win[x.Off-lo:])
+			at += x.N
 		}
 	}
 	return back, res
@@ -326,7 +305,7 @@ func (r *run) localScatter(m int) error {
 		}
 		total += s.payLenBytes(k, len(r.aggs))
 	}
-	out := rd.down.get(total)[:0]
+	out := rd.down.Get(total)[:0]
 	var sends []comm.Request
 	for k, mb := range r.members {
 		if mb == r.rank {
@@ -341,7 +320,7 @@ func (r *run) localScatter(m int) error {
 		lists := r.memberLists(k)
 		for j, w := range rd.where[k] {
 			x := lists[j]
-			out = append(out, rd.aggBuf[w.agg][w.at:w.at+x.n]...)
+			out = append(out, rd.aggBuf[w.agg][w.at:w.at+x.N]...)
 		}
 		q, err := r.node.Issend(out[start:], r.nodeRank[mb], tagDown)
 		if err != nil {
@@ -357,7 +336,7 @@ func (r *run) localScatter(m int) error {
 func (s *scratch) payLenBytes(k, g int) int64 {
 	var nb int64
 	for i := 0; i < g; i++ {
-		_, b := getPair(s.sizesIn[16*(g*k+i):])
+		_, b, _ := getCounts(s.sizesIn[countsWidth*(g*k+i):])
 		nb += b
 	}
 	return nb
@@ -365,7 +344,7 @@ func (s *scratch) payLenBytes(k, g int) int64 {
 
 // memberLists returns member k's pieces in the order it sent them
 // (global aggregator, then file order).
-func (r *run) memberLists(k int) []extent {
+func (r *run) memberLists(k int) []coll.Extent {
 	s := &r.sc
 	out := s.flat[:0]
 	for i := range r.aggs {
@@ -383,7 +362,7 @@ func (r *run) scatterOwn(k int) {
 	for i := range r.aggs {
 		for _, pc := range s.mine[i] {
 			w := s.rd.where[k][j]
-			copy(buf[pc.mem:pc.mem+pc.n], s.rd.aggBuf[w.agg][w.at:w.at+pc.n])
+			copy(buf[pc.Mem:pc.Mem+pc.N], s.rd.aggBuf[w.agg][w.at:w.at+pc.N])
 			j++
 		}
 	}

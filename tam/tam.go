@@ -12,17 +12,17 @@
 //
 // The global layer is twophase's: the Job's Aggregators are the global
 // aggregators, and the file domains, rounds and per-round windows come from
-// the same exported functions (twophase.FileDomains/Rounds/Window, or
-// ActiveAggregators/StripeRounds/StripeWindow when Job.StripeCount > 0), so
-// TAM and two-phase agree on which aggregator writes which byte in which
-// round.
+// twophase.PlanDomains (even domains, or stripe-cyclic ones when
+// Job.StripeCount > 0), as two-phase's own rounds do, so TAM and two-phase
+// agree on which aggregator writes which byte in which round.
 //
 // # One round of a write
 //
 // Layer 1 (intra-node, on a communicator split by Config.Nodes, so it never
 // leaves the node): each rank that is not a local aggregator and whose
 // access range meets a window of the round sends its local aggregator a
-// fixed-size sizes message (pieces and bytes per global aggregator) and then
+// fixed-size sizes message (pieces, bytes and list bytes per global
+// aggregator) and then
 // ONE payload message with its (offset, length) lists for all global
 // aggregators followed by their data, both with Issend (synchronous sends,
 // which the paper found best). A rank whose range meets no window of the
@@ -35,8 +35,9 @@
 // twophase's read-modify-write path.
 //
 // Layer 2 (inter-node): each local aggregator whose group's access range
-// meets a global aggregator's window sends it a 16-byte header (extents,
-// bytes) and then one message with the extent list and the data. The global
+// meets a global aggregator's window sends it a 24-byte header (extents,
+// bytes, list bytes) and then one message with the extent list (coll's
+// compact encoding, as twophase's) and the data. The global
 // aggregator merges the local aggregators' lists and writes like twophase:
 // contiguous runs with one pwritev each, or read-modify-write of the span
 // when it has holes and Job.RMW is set (or when extents overlap).
@@ -68,9 +69,9 @@
 // aggregator its window's data, as in twophase.
 //
 // Job.Overlap runs a global aggregator's writes behind the next round's
-// exchange, as in twophase; reads are not pipelined. Job.Buffers is not
-// used (its buffers are twophase's own); TAM keeps its buffers for the
-// duration of one call.
+// exchange (coll.Pipeline, as twophase's rounds); reads are not
+// pipelined. A global aggregator's and a local aggregator's layer-2
+// buffers come from Job.Buffers when the caller keeps them.
 //
 // File errors never stop the exchange: an aggregator that fails keeps
 // exchanging (reads send zeros) and reports the first error at the end, so
@@ -80,6 +81,7 @@ package tam
 import (
 	"fmt"
 
+	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/metrics"
 	"github.com/collio/collio/topo"
@@ -119,7 +121,7 @@ type Report struct {
 // The error is this rank's (a file error on a global aggregator, a
 // communication error, or an invalid Job or Config, on every rank alike).
 // The contract is twophase.Write's.
-func Write(j *twophase.Job, cfg Config) error {
+func Write(j *coll.Job, cfg Config) error {
 	if j.Atomic {
 		return twophase.Write(j)
 	}
@@ -134,7 +136,7 @@ func Write(j *twophase.Job, cfg Config) error {
 // Read runs a two-layer collective read on this rank and returns the
 // number of bytes read: fewer than the access size only where the access
 // extends past end of file. The contract is twophase.Read's.
-func Read(j *twophase.Job, cfg Config) (int64, error) {
+func Read(j *coll.Job, cfg Config) (int64, error) {
 	if j.Atomic {
 		return twophase.Read(j)
 	}
@@ -159,18 +161,18 @@ const (
 
 // run is one call on one rank.
 type run struct {
-	j     *twophase.Job
+	j     *coll.Job
 	rank  int
 	size  int
 	stats *metrics.Call
 	rep   *Report
 
 	// The global layer, as twophase plans it.
-	span   twophase.Range
+	span   coll.Range
 	aggs   []int // active global aggregators, in domain order
 	gIndex int   // this rank's index in aggs, or -1
 	rounds int
-	window func(i, m int) twophase.Range
+	window func(i, m int) coll.Range
 
 	// The local layer.
 	node      comm.Comm // this rank's node, ranks ordered as world ranks
@@ -178,24 +180,28 @@ type run struct {
 	bind      []int     // bind[rank] = its local aggregator
 	locals    []int     // local aggregators, ascending
 	localIdx  []int     // localIdx[rank] = index in locals, or -1
-	groupSpan []twophase.Range
+	groupSpan []coll.Range
 	members   []int // on a local aggregator: its group, ascending, itself included
 
-	sl    *slicer
-	sc    scratch
-	ioErr error // first file error; rounds continue so peers never hang
+	sl     *coll.Slicer
+	contig bool // the access's memory is contiguous
+	sc     scratch
+	// io runs the global aggregators' file I/O (overlapped or not) and
+	// keeps this rank's first file error; rounds continue so peers never
+	// hang.
+	io coll.Pipeline
 }
 
 // newRun validates and plans; it returns nil (and no error) when no rank
 // accesses anything. Its checks use only what every rank shares, so every
 // rank gets the same verdict and none goes on alone.
-func newRun(j *twophase.Job, cfg Config) (*run, error) {
+func newRun(j *coll.Job, cfg Config) (*run, error) {
 	if j.Comm == nil {
 		return nil, fmt.Errorf("tam: no communicator")
 	}
 	n := j.Comm.Size()
-	if err := checkJob(j, n); err != nil {
-		return nil, err
+	if err := j.Check(n); err != nil {
+		return nil, fmt.Errorf("tam: %w", err)
 	}
 	if cfg.Local.Bind == nil {
 		cfg.Local = topo.LocalAggregators(cfg.Nodes, 0)
@@ -210,7 +216,7 @@ func newRun(j *twophase.Job, cfg Config) (*run, error) {
 	if r.rep == nil {
 		r.rep = &Report{}
 	}
-	span, ok := twophase.Span(j.Ranges)
+	span, ok := coll.Span(j.Ranges)
 	if !ok {
 		return nil, nil // nothing to do anywhere
 	}
@@ -221,6 +227,7 @@ func newRun(j *twophase.Job, cfg Config) (*run, error) {
 			r.gIndex = i
 		}
 	}
+	r.io = coll.Pipeline{Overlap: j.Overlap, Stats: r.stats}
 	r.stats.Rounds = r.rounds
 	r.stats.Aggregators = len(r.aggs)
 	r.stats.Aggregator = r.gIndex >= 0
@@ -230,7 +237,7 @@ func newRun(j *twophase.Job, cfg Config) (*run, error) {
 		return nil, err
 	}
 	r.node = node
-	r.sl = newSlicer(j.Access)
+	r.sl, r.contig = coll.NewSlicer(j.Access), j.Access.MemContiguous()
 	r.initScratch()
 	return r, nil
 }
@@ -239,26 +246,6 @@ func (r *run) close() {
 	if r.node != nil {
 		r.node.Free()
 	}
-}
-
-func checkJob(j *twophase.Job, n int) error {
-	if len(j.Ranges) != n {
-		return fmt.Errorf("tam: %d ranges for %d ranks", len(j.Ranges), n)
-	}
-	if len(j.Aggregators) == 0 {
-		return fmt.Errorf("tam: no aggregators")
-	}
-	if j.BufSize <= 0 {
-		return fmt.Errorf("tam: buffer size %d must be positive", j.BufSize)
-	}
-	seen := make(map[int]bool, len(j.Aggregators))
-	for _, a := range j.Aggregators {
-		if a < 0 || a >= n || seen[a] {
-			return fmt.Errorf("tam: aggregator list %v has rank %d out of range or twice", j.Aggregators, a)
-		}
-		seen[a] = true
-	}
-	return nil
 }
 
 func checkConfig(cfg Config, n int) error {
@@ -285,23 +272,10 @@ func checkConfig(cfg Config, n int) error {
 	return nil
 }
 
-// plan is twophase's engine plan, through twophase's exported functions.
+// plan is twophase's plan of the global layer.
 func (r *run) plan() {
-	j, span := r.j, r.span
-	if j.StripeCount > 0 && j.Stripe > 0 {
-		active := twophase.ActiveAggregators(len(j.Aggregators), j.StripeCount, j.CoRatio)
-		r.aggs = j.Aggregators[:active]
-		r.rounds = twophase.StripeRounds(span, j.Stripe, active)
-		r.window = func(i, m int) twophase.Range {
-			w, _ := twophase.StripeWindow(span, j.Stripe, active, i, m)
-			return w
-		}
-		return
-	}
-	r.aggs = j.Aggregators
-	domains := twophase.FileDomains(span, len(r.aggs), j.MinDomain, j.Stripe)
-	r.rounds = twophase.Rounds(domains, j.BufSize)
-	r.window = func(i, m int) twophase.Range { return twophase.Window(domains[i], m, j.BufSize) }
+	d := twophase.PlanDomains(r.j, r.span)
+	r.aggs, r.rounds, r.window = d.Aggs, d.Rounds, d.Window
 }
 
 // local derives the local layer from the configuration.
@@ -324,7 +298,7 @@ func (r *run) local(cfg Config) {
 			r.locals = append(r.locals, rk)
 		}
 	}
-	r.groupSpan = make([]twophase.Range, len(r.locals))
+	r.groupSpan = make([]coll.Range, len(r.locals))
 	have := make([]bool, len(r.locals))
 	for rk, a := range r.bind {
 		g, x := r.localIdx[a], r.j.Ranges[rk]
@@ -351,7 +325,7 @@ func (r *run) isLocal() bool  { return r.bind[r.rank] == r.rank }
 func (r *run) isGlobal() bool { return r.gIndex >= 0 }
 
 // meets reports whether a and b share a byte.
-func meets(a, b twophase.Range) bool {
+func meets(a, b coll.Range) bool {
 	return !a.Empty() && !b.Empty() && a.Start < b.End && b.Start < a.End
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/collio/collio/driver"
+	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/reftest"
 	"github.com/collio/collio/layout"
@@ -18,51 +19,8 @@ import (
 	"pgregory.net/rapid"
 )
 
-func must[T any](v T, err error) T {
-	if err != nil {
-		panic(err)
-	}
-	return v
-}
-
-type rankCase struct {
-	access twophase.Access
-	data   []byte // the buffer's original contents
-}
-
-// expectedFile is what independent writes of all cases, in rank order,
-// produce (on overlaps the higher rank wins).
-func expectedFile(cases []rankCase) []byte {
-	var out []byte
-	for _, rc := range cases {
-		fo, mo := fileOffsets(rc.access), memOffsets(rc.access)
-		for i := range fo {
-			for int64(len(out)) <= fo[i] {
-				out = append(out, 0)
-			}
-			out[fo[i]] = rc.data[mo[i]]
-		}
-	}
-	return out
-}
-
-func fill(n int64, seed int) []byte {
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = byte(seed*31 + i*13 + i/97 + 1)
-	}
-	return b
-}
-
-func ranges(cases []rankCase) []twophase.Range {
-	out := make([]twophase.Range, len(cases))
-	for k, rc := range cases {
-		if offs := fileOffsets(rc.access); len(offs) > 0 {
-			out[k] = twophase.Range{Start: offs[0], End: offs[len(offs)-1] + 1}
-		}
-	}
-	return out
-}
+// rankCase is one rank's access and its buffer.
+type rankCase = reftest.Case
 
 // setup describes one collective run.
 type setup struct {
@@ -85,14 +43,14 @@ func runTAM(s setup) ([]byte, []metrics.Call, []Report, error) {
 	f := &memFile{}
 	stats := make([]metrics.Call, n)
 	reps := make([]Report, n)
-	rg := ranges(s.cases)
+	rg := reftest.Ranges(s.cases)
 	nodes := topo.Virtual(n, s.nodeSize)
 	err := comm.RunWorldTimeout(n, s.nodeSize, 60*time.Second, func(c comm.Comm) error {
 		r := c.Rank()
 		cfg := NewConfig(nodes, s.perNode)
 		cfg.Report = &reps[r]
-		a := s.cases[r].access
-		a.Buf = append([]byte(nil), s.cases[r].data...)
+		a := s.cases[r].Access
+		a.Buf = append([]byte(nil), s.cases[r].Data...)
 		j := s.job(c, f, rg, a, &stats[r])
 		if err := Write(j, cfg); err != nil {
 			return err
@@ -110,12 +68,12 @@ func runTAM(s setup) ([]byte, []metrics.Call, []Report, error) {
 		if got != back.Size {
 			return fmt.Errorf("read %d bytes, want %d", got, back.Size)
 		}
-		return checkBack(back, s.cases[r].data)
+		return checkBack(back, s.cases[r].Data)
 	})
 	return f.bytes(), stats, reps, err
 }
 
-func checkBack(back twophase.Access, want []byte) error {
+func checkBack(back coll.Access, want []byte) error {
 	for _, m := range memOffsets(back) {
 		if back.Buf[m] != want[m] {
 			return fmt.Errorf("read back differs at buffer offset %d: %d, want %d", m, back.Buf[m], want[m])
@@ -128,17 +86,17 @@ func checkBack(back twophase.Access, want []byte) error {
 func runTwoPhase(s setup) ([]byte, error) {
 	n := len(s.cases)
 	f := &memFile{}
-	rg := ranges(s.cases)
+	rg := reftest.Ranges(s.cases)
 	err := comm.RunWorldTimeout(n, s.nodeSize, 60*time.Second, func(c comm.Comm) error {
-		a := s.cases[c.Rank()].access
-		a.Buf = append([]byte(nil), s.cases[c.Rank()].data...)
+		a := s.cases[c.Rank()].Access
+		a.Buf = append([]byte(nil), s.cases[c.Rank()].Data...)
 		return twophase.Write(s.job(c, f, rg, a, nil))
 	})
 	return f.bytes(), err
 }
 
-func (s setup) job(c comm.Comm, f driver.File, rg []twophase.Range, a twophase.Access, st *metrics.Call) *twophase.Job {
-	return &twophase.Job{Comm: c, File: f, Aggregators: s.aggs, Ranges: rg, Access: a,
+func (s setup) job(c comm.Comm, f driver.File, rg []coll.Range, a coll.Access, st *metrics.Call) *coll.Job {
+	return &coll.Job{Comm: c, File: f, Aggregators: s.aggs, Ranges: rg, Access: a,
 		BufSize: s.buf, Stripe: s.stripe, StripeCount: s.stripeCount, CoRatio: s.coRatio,
 		RMW: s.rmw, Overlap: s.overlap, Stats: st}
 }
@@ -146,7 +104,7 @@ func (s setup) job(c comm.Comm, f driver.File, rg []twophase.Range, a twophase.A
 // check runs s through TAM and two-phase and compares both files with
 // independent writes.
 func check(s setup) error {
-	want := expectedFile(s.cases)
+	want := reftest.ExpectedFile(s.cases)
 	got, _, _, err := runTAM(s)
 	if err != nil {
 		return fmt.Errorf("tam: %w", err)
@@ -183,9 +141,9 @@ func subarrayCases(np int) []rankCase {
 	cases := make([]rankCase, np)
 	for r := 0; r < np; r++ {
 		lo, hi := r*g[0]/np, (r+1)*g[0]/np
-		sub := must(layout.Subarray(g, []int{hi - lo, g[1], g[2] - 1}, []int{lo, 0, 1}, layout.OrderC, layout.Int32))
+		sub := reftest.Must(layout.Subarray(g, []int{hi - lo, g[1], g[2] - 1}, []int{lo, 0, 1}, layout.OrderC, layout.Int32))
 		size := sub.Size()
-		cases[r] = rankCase{twophase.Access{Count: size, Filetype: sub, Size: size}, fill(size, r)}
+		cases[r] = rankCase{Access: coll.Access{Count: size, Filetype: sub, Size: size}, Data: reftest.Fill(size, r)}
 	}
 	return cases
 }
@@ -247,28 +205,11 @@ func randomSetup(rt *rapid.T, maxNP int) setup {
 	for r := 0; r < np; r++ {
 		// Rank r owns blocks r, r+np, ... of a block-cyclic 1-D file, with
 		// a hole of gap bytes after each block.
-		ft := must(layout.Resized(layout.Bytes(blk), 0, int64(np)*(blk+gap)))
+		ft := reftest.Must(layout.Resized(layout.Bytes(blk), 0, int64(np)*(blk+gap)))
 		nblocks := int64(rapid.IntRange(0, 6).Draw(rt, "nblocks")) // 0: empty contribution
 		size := nblocks * blk
-		a := twophase.Access{Count: size, Filetype: ft, Disp: int64(r) * (blk + gap), Size: size}
-		if rapid.Bool().Draw(rt, "noncontig_mem") && size > 0 {
-			a.MemType = must(layout.Vector(int(size/4), 1, 2, layout.Int32))
-			a.Count = 1
-		}
-		if rapid.Bool().Draw(rt, "skip") && size > blk {
-			a.DataStart = blk // start one block into the view
-			a.Size -= blk
-			if a.MemType != nil {
-				a.MemType = must(layout.Vector(int(a.Size/4), 1, 2, layout.Int32))
-			} else {
-				a.Count = a.Size
-			}
-		}
-		memLen := a.Size
-		if a.MemType != nil {
-			memLen = a.MemType.Extent()
-		}
-		cases[r] = rankCase{a, fill(memLen, r)}
+		a := coll.Access{Filetype: ft, Disp: int64(r) * (blk + gap), Size: size}
+		cases[r] = reftest.Vary(rt, a, blk, r) // skip: start one block into the view
 	}
 	naggs := rapid.IntRange(1, np).Draw(rt, "naggs")
 	s := setup{
@@ -298,19 +239,19 @@ func TestOverlappingWrites(t *testing.T) {
 		cases := make([]rankCase, np)
 		for r := range cases {
 			ft := layout.Bytes(blk)
-			cases[r] = rankCase{twophase.Access{Count: blk, Filetype: ft, Disp: int64(r) * blk / 2, Size: blk}, fill(blk, r)}
+			cases[r] = rankCase{Access: coll.Access{Count: blk, Filetype: ft, Disp: int64(r) * blk / 2, Size: blk}, Data: reftest.Fill(blk, r)}
 		}
 		naggs := rapid.IntRange(1, np).Draw(rt, "naggs")
 		s := setup{cases: cases, aggs: spreadAggs(np, naggs), buf: rapid.Int64Range(1, 64).Draw(rt, "cb"),
 			rmw: rapid.Bool().Draw(rt, "rmw"), nodeSize: rapid.IntRange(1, np).Draw(rt, "node_size"),
 			perNode: rapid.IntRange(1, 3).Draw(rt, "per_node")}
-		want := expectedFile(cases)
+		want := reftest.ExpectedFile(cases)
 		f := &memFile{}
-		rg := ranges(cases)
+		rg := reftest.Ranges(cases)
 		nodes := topo.Virtual(np, s.nodeSize)
 		err := comm.RunWorld(np, s.nodeSize, func(c comm.Comm) error {
-			a := cases[c.Rank()].access
-			a.Buf = append([]byte(nil), cases[c.Rank()].data...)
+			a := cases[c.Rank()].Access
+			a.Buf = append([]byte(nil), cases[c.Rank()].Data...)
 			return Write(s.job(c, f, rg, a, nil), NewConfig(nodes, s.perNode))
 		})
 		if err != nil {
@@ -340,19 +281,19 @@ func TestManyRanks(t *testing.T) {
 			const blk = 8
 			cases := make([]rankCase, c.np)
 			for r := range cases {
-				ft := must(layout.Resized(layout.Bytes(blk), 0, int64(c.np)*blk))
+				ft := reftest.Must(layout.Resized(layout.Bytes(blk), 0, int64(c.np)*blk))
 				size := int64(3+r%3) * blk
 				if r%7 == 3 {
 					size = 0
 				}
-				cases[r] = rankCase{twophase.Access{Count: size, Filetype: ft, Disp: int64(r) * blk, Size: size}, fill(size, r)}
+				cases[r] = rankCase{Access: coll.Access{Count: size, Filetype: ft, Disp: int64(r) * blk, Size: size}, Data: reftest.Fill(size, r)}
 			}
 			s := setup{cases: cases, aggs: topoAggs(c.np, c.nodes, c.naggs), buf: int64(c.np) * blk * 5 / int64(c.naggs) / 2,
 				nodeSize: c.np / c.nodes, perNode: c.perNode, rmw: true}
 			start := time.Now()
 			got, stats, reps, err := runTAM(s)
 			require.NoError(t, err)
-			require.Equal(t, expectedFile(cases), got)
+			require.Equal(t, reftest.ExpectedFile(cases), got)
 			t.Logf("%d ranks: write+read %v, %d rounds", c.np, time.Since(start), stats[0].Rounds)
 			tp, err := runTwoPhase(s)
 			require.NoError(t, err)
@@ -389,7 +330,7 @@ func topoAggs(np, nodes, naggs int) []int {
 func TestFileErrorsDoNotHang(t *testing.T) {
 	np := 8
 	cases := subarrayCases(np)
-	rg := ranges(cases)
+	rg := reftest.Ranges(cases)
 	nodes := topo.Virtual(np, 4)
 	good := &memFile{}
 	bad := &memFile{failWrites: true, failReads: true}
@@ -401,8 +342,8 @@ func TestFileErrorsDoNotHang(t *testing.T) {
 		if r == 6 {
 			f = bad
 		}
-		a := cases[r].access
-		a.Buf = append([]byte(nil), cases[r].data...)
+		a := cases[r].Access
+		a.Buf = append([]byte(nil), cases[r].Data...)
 		j := (setup{aggs: aggs, buf: 50}).job(c, f, rg, a, nil)
 		cfg := NewConfig(nodes, 2)
 		werr := Write(j, cfg)
@@ -428,7 +369,7 @@ func TestFileErrorsDoNotHang(t *testing.T) {
 func TestConfigErrors(t *testing.T) {
 	np := 4
 	cases := subarrayCases(np)
-	rg := ranges(cases)
+	rg := reftest.Ranges(cases)
 	nodes := topo.Virtual(np, 2)
 	bad := []Config{
 		{Nodes: topo.Virtual(3, 1)},
@@ -438,8 +379,8 @@ func TestConfigErrors(t *testing.T) {
 	}
 	for k, cfg := range bad {
 		err := comm.RunWorldTimeout(np, 2, 10*time.Second, func(c comm.Comm) error {
-			a := cases[c.Rank()].access
-			a.Buf = append([]byte(nil), cases[c.Rank()].data...)
+			a := cases[c.Rank()].Access
+			a.Buf = append([]byte(nil), cases[c.Rank()].Data...)
 			return Write((setup{aggs: []int{0}, buf: 64}).job(c, &memFile{}, rg, a, nil), cfg)
 		})
 		if k == 2 {
@@ -455,7 +396,7 @@ func TestEmptyAndAtomic(t *testing.T) {
 	np := 3
 	empty := make([]rankCase, np)
 	for r := range empty {
-		empty[r] = rankCase{twophase.Access{Filetype: layout.Byte}, nil}
+		empty[r] = rankCase{Access: coll.Access{Filetype: layout.Byte}, Data: nil}
 	}
 	got, stats, _, err := runTAM(setup{cases: empty, aggs: []int{0}, buf: 16, nodeSize: 1})
 	require.NoError(t, err)
@@ -464,16 +405,16 @@ func TestEmptyAndAtomic(t *testing.T) {
 
 	cases := subarrayCases(np)
 	f := &memFile{}
-	rg := ranges(cases)
+	rg := reftest.Ranges(cases)
 	err = comm.RunWorld(np, 1, func(c comm.Comm) error {
-		a := cases[c.Rank()].access
-		a.Buf = append([]byte(nil), cases[c.Rank()].data...)
+		a := cases[c.Rank()].Access
+		a.Buf = append([]byte(nil), cases[c.Rank()].Data...)
 		j := (setup{aggs: []int{0, 2}, buf: 40}).job(c, f, rg, a, nil)
 		j.Atomic = true
 		return Write(j, NewConfig(topo.Virtual(np, 1), 1))
 	})
 	require.NoError(t, err)
-	require.Equal(t, expectedFile(cases), f.bytes())
+	require.Equal(t, reftest.ExpectedFile(cases), f.bytes())
 }
 
 // Layer-1 traffic never leaves a node; global aggregators receive
@@ -481,15 +422,15 @@ func TestEmptyAndAtomic(t *testing.T) {
 func TestTrafficStaysOnNode(t *testing.T) {
 	np, nodeSize := 24, 8
 	cases := subarrayCases(np)
-	rg := ranges(cases)
+	rg := reftest.Ranges(cases)
 	nodes := topo.Virtual(np, nodeSize)
 	cfg := NewConfig(nodes, 2)
 	k := comm.NewCounters()
 	reps := make([]Report, np)
 	err := comm.RunWorld(np, nodeSize, func(c comm.Comm) error {
 		c = comm.Counting(c, k)
-		a := cases[c.Rank()].access
-		a.Buf = append([]byte(nil), cases[c.Rank()].data...)
+		a := cases[c.Rank()].Access
+		a.Buf = append([]byte(nil), cases[c.Rank()].Data...)
 		cfg := cfg
 		cfg.Report = &reps[c.Rank()]
 		return Write((setup{aggs: []int{0, 9, 18}, buf: 1 << 20}).job(c, &memFile{}, rg, a, nil), cfg)
@@ -511,9 +452,5 @@ func TestTrafficStaysOnNode(t *testing.T) {
 }
 
 // The reference: where each data byte goes, from the layouts alone.
-func fileOffsets(a twophase.Access) []int64 { return reftest.FileOffsets(ref(a)) }
-func memOffsets(a twophase.Access) []int64  { return reftest.MemOffsets(ref(a)) }
-
-func ref(a twophase.Access) reftest.Access {
-	return reftest.Access{Disp: a.Disp, Filetype: a.Filetype, DataStart: a.DataStart, Size: a.Size, MemType: a.MemType, Count: a.Count}
-}
+func fileOffsets(a coll.Access) []int64 { return reftest.FileOffsets(reftest.Of(a)) }
+func memOffsets(a coll.Access) []int64  { return reftest.MemOffsets(reftest.Of(a)) }

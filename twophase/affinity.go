@@ -1,5 +1,7 @@
 package twophase
 
+import "github.com/collio/collio/internal/coll"
+
 // Affinity file domains: the span is cut into fixed blocks, and each block
 // goes to the aggregator that writes (or reads) the most of its bytes, so
 // data that one rank owns block after block never leaves that rank. ROMIO
@@ -24,7 +26,7 @@ const (
 // stripe), or 0 when they do not apply: fewer than two aggregators, a
 // block larger than the collective buffer (an aggregator's round holds
 // whole blocks), or a span under two blocks per aggregator.
-func AffinityBlockSize(span Range, naggs int, bufSize, stripe int64) int64 {
+func AffinityBlockSize(span coll.Range, naggs int, bufSize, stripe int64) int64 {
 	if naggs < 2 || span.Empty() {
 		return 0
 	}
@@ -44,7 +46,7 @@ func AffinityBlockSize(span Range, naggs int, bufSize, stripe int64) int64 {
 // Blocks is the number of blocks of size block that meet span; block i
 // is [(first+i)*block, (first+i+1)*block) cut to span, first =
 // span.Start/block (blocks are aligned to the file, not to the span).
-func Blocks(span Range, block int64) int {
+func Blocks(span coll.Range, block int64) int {
 	if span.Empty() || block <= 0 {
 		return 0
 	}
@@ -52,9 +54,9 @@ func Blocks(span Range, block int64) int {
 }
 
 // BlockRange is block i of span (see Blocks).
-func BlockRange(span Range, block int64, i int) Range {
+func BlockRange(span coll.Range, block int64, i int) coll.Range {
 	s := (span.Start/block + int64(i)) * block
-	return Range{max(s, span.Start), min(s+block, span.End)}
+	return coll.Range{Start: max(s, span.Start), End: min(s+block, span.End)}
 }
 
 // OwnerKey encodes a rank's byte count in a block so that the maximum
@@ -85,7 +87,7 @@ func KeyOwner(key int64) int {
 // data goes to the aggregator whose even domain (FileDomains) holds its
 // start. It returns each aggregator's block indices in file order (blocks
 // without data are nobody's) and how many blocks stayed with their owner.
-func AffinityDomains(span Range, block int64, owners, aggOf []int, naggs int) (doms [][]int32, c BlockCount) {
+func AffinityDomains(span coll.Range, block int64, owners, aggOf []int, naggs int) (doms [][]int32, c BlockCount) {
 	doms = make([][]int32, naggs)
 	if naggs <= 0 {
 		return doms, c
@@ -133,7 +135,7 @@ func AffinityRounds(doms [][]int32, perRound int) int {
 
 // AffinityWindow appends to buf the file ranges of round m of domain d:
 // its blocks m*perRound ... (m+1)*perRound-1, consecutive blocks merged.
-func AffinityWindow(buf []Range, span Range, block int64, d []int32, m, perRound int) []Range {
+func AffinityWindow(buf []coll.Range, span coll.Range, block int64, d []int32, m, perRound int) []coll.Range {
 	lo := m * perRound
 	if lo >= len(d) {
 		return buf

@@ -12,7 +12,9 @@ import (
 
 	"github.com/collio/collio/driver"
 	"github.com/collio/collio/driver/ufs"
+	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
+	"github.com/collio/collio/internal/reftest"
 	"github.com/collio/collio/layout"
 	"github.com/collio/collio/metrics"
 	"github.com/stretchr/testify/require"
@@ -21,14 +23,14 @@ import (
 
 func TestAffinityBlockSize(t *testing.T) {
 	const K = 1 << 10
-	require.Equal(t, int64(64*K), AffinityBlockSize(Range{0, 512 * K * K}, 4, 16*K*K, 0))       // 8192 blocks
-	require.Equal(t, int64(128*K), AffinityBlockSize(Range{0, 1024 * K * K}, 4, 16*K*K, 0))     // doubled to stay at 8192
-	require.Equal(t, int64(96*K), AffinityBlockSize(Range{0, 64 * K * K}, 4, 16*K*K, 96*K))     // a stripe
-	require.Equal(t, int64(768*K), AffinityBlockSize(Range{0, 4 * K * K * K}, 4, 16*K*K, 96*K)) // doubled stripes
-	require.Zero(t, AffinityBlockSize(Range{0, 512 * K * K}, 1, 16*K*K, 0), "one aggregator")
-	require.Zero(t, AffinityBlockSize(Range{0, 512 * K * K}, 4, 32*K, 0), "block above cb_buffer_size")
-	require.Zero(t, AffinityBlockSize(Range{0, 511 * K}, 4, 16*K*K, 0), "under two blocks per aggregator")
-	require.Zero(t, AffinityBlockSize(Range{5, 5}, 4, 16*K*K, 0))
+	require.Equal(t, int64(64*K), AffinityBlockSize(coll.Range{Start: 0, End: 512 * K * K}, 4, 16*K*K, 0))       // 8192 blocks
+	require.Equal(t, int64(128*K), AffinityBlockSize(coll.Range{Start: 0, End: 1024 * K * K}, 4, 16*K*K, 0))     // doubled to stay at 8192
+	require.Equal(t, int64(96*K), AffinityBlockSize(coll.Range{Start: 0, End: 64 * K * K}, 4, 16*K*K, 96*K))     // a stripe
+	require.Equal(t, int64(768*K), AffinityBlockSize(coll.Range{Start: 0, End: 4 * K * K * K}, 4, 16*K*K, 96*K)) // doubled stripes
+	require.Zero(t, AffinityBlockSize(coll.Range{Start: 0, End: 512 * K * K}, 1, 16*K*K, 0), "one aggregator")
+	require.Zero(t, AffinityBlockSize(coll.Range{Start: 0, End: 512 * K * K}, 4, 32*K, 0), "block above cb_buffer_size")
+	require.Zero(t, AffinityBlockSize(coll.Range{Start: 0, End: 511 * K}, 4, 16*K*K, 0), "under two blocks per aggregator")
+	require.Zero(t, AffinityBlockSize(coll.Range{Start: 5, End: 5}, 4, 16*K*K, 0))
 }
 
 func TestOwnerKey(t *testing.T) {
@@ -43,14 +45,14 @@ func TestOwnerKey(t *testing.T) {
 
 // bruteBlocks cuts span into blocks byte by byte: consecutive bytes with
 // the same off/block are one block.
-func bruteBlocks(span Range, block int64) []Range {
-	var out []Range
+func bruteBlocks(span coll.Range, block int64) []coll.Range {
+	var out []coll.Range
 	for x := span.Start; x < span.End; x++ {
 		if n := len(out); n > 0 && (x-1)/block == x/block {
 			out[n-1].End = x + 1
 			continue
 		}
-		out = append(out, Range{x, x + 1})
+		out = append(out, coll.Range{Start: x, End: x + 1})
 	}
 	return out
 }
@@ -61,7 +63,7 @@ func bruteBlocks(span Range, block int64) []Range {
 // ceil(1.5 * ceil(blocks with data / naggs)) blocks, else to the
 // aggregator whose even share of the span (ROMIO's: ceil(len/naggs) bytes
 // each, the last one to the end) holds the block's first byte.
-func bruteAffinity(blocks []Range, span Range, owners, aggOf []int, naggs int) (doms [][]int32, kept int) {
+func bruteAffinity(blocks []coll.Range, span coll.Range, owners, aggOf []int, naggs int) (doms [][]int32, kept int) {
 	doms = make([][]int32, naggs)
 	withData := 0
 	for _, o := range owners {
@@ -89,7 +91,7 @@ func bruteAffinity(blocks []Range, span Range, owners, aggOf []int, naggs int) (
 
 // bruteWindow is the file ranges of blocks, found byte by byte: maximal
 // runs of consecutive bytes that belong to one of them.
-func bruteWindow(blocks []Range, pick []int32) []Range {
+func bruteWindow(blocks []coll.Range, pick []int32) []coll.Range {
 	in := map[int64]bool{}
 	lo, hi := int64(-1), int64(-1)
 	for _, b := range pick {
@@ -101,7 +103,7 @@ func bruteWindow(blocks []Range, pick []int32) []Range {
 			hi = max(hi, x+1)
 		}
 	}
-	var out []Range
+	var out []coll.Range
 	for x := lo; x < hi; x++ {
 		if !in[x] {
 			continue
@@ -110,7 +112,7 @@ func bruteWindow(blocks []Range, pick []int32) []Range {
 			out[n-1].End = x + 1
 			continue
 		}
-		out = append(out, Range{x, x + 1})
+		out = append(out, coll.Range{Start: x, End: x + 1})
 	}
 	return out
 }
@@ -122,7 +124,7 @@ func TestAffinityDomainsProperties(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		block := rapid.Int64Range(1, 50).Draw(rt, "block")
 		start := rapid.Int64Range(0, 200).Draw(rt, "start")
-		span := Range{start, start + rapid.Int64Range(1, 2000).Draw(rt, "len")}
+		span := coll.Range{Start: start, End: start + rapid.Int64Range(1, 2000).Draw(rt, "len")}
 		blocks := bruteBlocks(span, block)
 		nb := Blocks(span, block)
 		if nb != len(blocks) {
@@ -185,7 +187,7 @@ func TestAffinityDomainsProperties(t *testing.T) {
 	})
 }
 
-func total(rs []Range) (n int64) {
+func total(rs []coll.Range) (n int64) {
 	for _, r := range rs {
 		n += r.Len()
 	}
@@ -198,9 +200,9 @@ func collperf2x2() []rankCase {
 	g := []int{16, 16, 16}
 	cases := make([]rankCase, 4)
 	for r := range cases {
-		sub := must(layout.Subarray(g, []int{8, 8, 16}, []int{8 * (r / 2), 8 * (r % 2), 0}, layout.OrderC, layout.Int32))
+		sub := reftest.Must(layout.Subarray(g, []int{8, 8, 16}, []int{8 * (r / 2), 8 * (r % 2), 0}, layout.OrderC, layout.Int32))
 		size := sub.Size()
-		cases[r] = rankCase{Access{Buf: fill(size, r), Count: size, Filetype: sub, Size: size}, fill(size, r)}
+		cases[r] = rankCase{Access: coll.Access{Buf: reftest.Fill(size, r), Count: size, Filetype: sub, Size: size}, Data: reftest.Fill(size, r)}
 	}
 	return cases
 }
@@ -214,10 +216,10 @@ func TestAffinityKeepsOwnedRuns(t *testing.T) {
 	sent := map[int64]int64{}
 	for _, block := range []int64{0, 512} {
 		path := filepath.Join(t.TempDir(), "f")
-		stats, err := runCollective(t, path, cases, aggs, 4096, true, 0, func(j *Job) { j.AffinityBlock = block })
+		stats, err := runCollective(t, path, cases, aggs, 4096, true, 0, func(j *coll.Job) { j.AffinityBlock = block })
 		require.NoError(t, err)
 		got, _ := os.ReadFile(path)
-		require.Equal(t, expectedFile(cases), got)
+		require.Equal(t, reftest.ExpectedFile(cases), got)
 		for _, s := range stats {
 			sent[block] += s.BytesSent
 		}
@@ -239,29 +241,29 @@ func TestAffinityStrayBytes(t *testing.T) {
 	for r := range cases {
 		// Rank r writes block r whole; rank 2 also the first 8 bytes of
 		// block 3 and rank 0 the rest of it.
-		ft := must(layout.Indexed([]int{blk}, []int{r * blk}, layout.Byte))
+		ft := reftest.Must(layout.Indexed([]int{blk}, []int{r * blk}, layout.Byte))
 		size := int64(blk)
 		switch r {
 		case 0:
-			ft = must(layout.Indexed([]int{blk, blk - 8}, []int{0, 3*blk + 8}, layout.Byte))
+			ft = reftest.Must(layout.Indexed([]int{blk, blk - 8}, []int{0, 3*blk + 8}, layout.Byte))
 			size = 2*blk - 8
 		case 2:
-			ft = must(layout.Indexed([]int{blk, 8}, []int{2 * blk, 3 * blk}, layout.Byte))
+			ft = reftest.Must(layout.Indexed([]int{blk, 8}, []int{2 * blk, 3 * blk}, layout.Byte))
 			size = blk + 8
 		}
-		cases[r] = rankCase{Access{Buf: fill(size, r), Count: size, Filetype: ft, Size: size}, fill(size, r)}
+		cases[r] = rankCase{Access: coll.Access{Buf: reftest.Fill(size, r), Count: size, Filetype: ft, Size: size}, Data: reftest.Fill(size, r)}
 	}
 	path := filepath.Join(t.TempDir(), "f")
-	stats, err := runCollective(t, path, cases, []int{0, 1, 2}, 1024, true, 0, func(j *Job) { j.AffinityBlock = blk })
+	stats, err := runCollective(t, path, cases, []int{0, 1, 2}, 1024, true, 0, func(j *coll.Job) { j.AffinityBlock = blk })
 	require.NoError(t, err)
 	got, _ := os.ReadFile(path)
-	require.Equal(t, expectedFile(cases), got)
+	require.Equal(t, reftest.ExpectedFile(cases), got)
 	require.Equal(t, "affinity: 4 of 4 blocks of 256 B at their main rank, 8 of 1024 bytes cross ranks", stats[0].Domains)
 	require.Positive(t, stats[2].BytesSent)
 
 	// A caller that undercounts the bytes by the stray 8 would make the
 	// call skip the exchange: rank 2 reports it instead of dropping them.
-	_, err = runCollective(t, path, cases, []int{0, 1, 2}, 1024, true, 0, func(j *Job) { j.AffinityBlock, j.TotalBytes = blk, 1016 })
+	_, err = runCollective(t, path, cases, []int{0, 1, 2}, 1024, true, 0, func(j *coll.Job) { j.AffinityBlock, j.TotalBytes = blk, 1016 })
 	require.ErrorContains(t, err, "rank 2 has 8 bytes in block 3 of another aggregator")
 }
 
@@ -271,15 +273,15 @@ func TestAffinityDeclined(t *testing.T) {
 	const np, rec = 4, 8
 	cases := make([]rankCase, np)
 	for r := range cases {
-		ft := must(layout.Resized(layout.Bytes(rec), 0, np*rec))
+		ft := reftest.Must(layout.Resized(layout.Bytes(rec), 0, np*rec))
 		size := int64(64 * rec)
-		cases[r] = rankCase{Access{Buf: fill(size, r), Count: size, Filetype: ft, Disp: int64(r * rec), Size: size}, fill(size, r)}
+		cases[r] = rankCase{Access: coll.Access{Buf: reftest.Fill(size, r), Count: size, Filetype: ft, Disp: int64(r * rec), Size: size}, Data: reftest.Fill(size, r)}
 	}
 	path := filepath.Join(t.TempDir(), "f")
-	stats, err := runCollective(t, path, cases, seq(np), 1024, true, 0, func(j *Job) { j.AffinityBlock = 128 })
+	stats, err := runCollective(t, path, cases, seq(np), 1024, true, 0, func(j *coll.Job) { j.AffinityBlock = 128 })
 	require.NoError(t, err)
 	got, _ := os.ReadFile(path)
-	require.Equal(t, expectedFile(cases), got)
+	require.Equal(t, reftest.ExpectedFile(cases), got)
 	require.Regexp(t, `^even \(affinity would move \d+ of the 2048 bytes\)$`, stats[0].Domains)
 }
 
@@ -297,11 +299,11 @@ func TestWriteRecordsIO(t *testing.T) {
 			}
 			defer f.Close()
 			// Rank r writes bytes [r*256, (r+1)*256).
-			ranges := []Range{{0, 256}, {256, 512}, {512, 768}}
+			ranges := []coll.Range{{Start: 0, End: 256}, {Start: 256, End: 512}, {Start: 512, End: 768}}
 			r := c.Rank()
-			ft := must(layout.Indexed([]int{256}, []int{256 * r}, layout.Byte))
-			return Write(&Job{Comm: c, File: f, Aggregators: []int{0, 1, 2}, Ranges: ranges, BufSize: 1024, AffinityBlock: block, TotalBytes: 768,
-				Access: Access{Buf: fill(256, r), Count: 256, Filetype: ft, Size: 256}, Stats: &stats[r]})
+			ft := reftest.Must(layout.Indexed([]int{256}, []int{256 * r}, layout.Byte))
+			return Write(&coll.Job{Comm: c, File: f, Aggregators: []int{0, 1, 2}, Ranges: ranges, BufSize: 1024, AffinityBlock: block, TotalBytes: 768,
+				Access: coll.Access{Buf: reftest.Fill(256, r), Count: 256, Filetype: ft, Size: 256}, Stats: &stats[r]})
 		})
 		require.NoError(t, err)
 		for r, s := range stats {
@@ -319,20 +321,20 @@ func TestBlockBytesBothWays(t *testing.T) {
 		r := rapid.IntRange(0, np-1).Draw(rt, "rank")
 		blk := rapid.Int64Range(1, 40).Draw(rt, "blk")
 		gap := rapid.Int64Range(0, 30).Draw(rt, "gap")
-		ft := must(layout.Resized(layout.Bytes(blk), 0, int64(np)*(blk+gap)))
+		ft := reftest.Must(layout.Resized(layout.Bytes(blk), 0, int64(np)*(blk+gap)))
 		nblocks := rapid.Int64Range(1, 30).Draw(rt, "nblocks")
 		skip := rapid.Int64Range(0, blk*nblocks-1).Draw(rt, "skip")
-		a := Access{Count: nblocks*blk - skip, Filetype: ft, Disp: int64(r) * (blk + gap), DataStart: skip, Size: nblocks*blk - skip}
-		j := &Job{Access: a, Ranges: make([]Range, np)}
+		a := coll.Access{Count: nblocks*blk - skip, Filetype: ft, Disp: int64(r) * (blk + gap), DataStart: skip, Size: nblocks*blk - skip}
+		j := &coll.Job{Access: a, Ranges: make([]coll.Range, np)}
 		offs := fileOffsets(a)
-		j.Ranges[r] = Range{offs[0], offs[len(offs)-1] + 1}
-		span := Range{rapid.Int64Range(0, j.Ranges[r].Start).Draw(rt, "span_start"), j.Ranges[r].End + rapid.Int64Range(0, 50).Draw(rt, "span_more")}
+		j.Ranges[r] = coll.Range{Start: offs[0], End: offs[len(offs)-1] + 1}
+		span := coll.Range{Start: rapid.Int64Range(0, j.Ranges[r].Start).Draw(rt, "span_start"), End: j.Ranges[r].End + rapid.Int64Range(0, 50).Draw(rt, "span_more")}
 		block := rapid.Int64Range(1, 64).Draw(rt, "block")
 		count := func(budget int) []int64 {
 			defer func(f func(int) int) { pieceBudget = f }(pieceBudget)
 			pieceBudget = func(int) int { return budget }
 			keys := make([]int64, Blocks(span, block))
-			if err := newSlicer(j).blockBytes(span, block, keys, r); err != nil {
+			if err := blockBytes(coll.NewSlicer(j.Access), j, span, block, keys, r); err != nil {
 				rt.Fatal(err)
 			}
 			return keys
@@ -356,7 +358,7 @@ func TestBlockBytesBothWays(t *testing.T) {
 // aggregator, and zero the rest.
 func TestAffinityReadPastEOF(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "eof")
-	require.NoError(t, os.WriteFile(path, fill(100, 9), 0o644))
+	require.NoError(t, os.WriteFile(path, reftest.Fill(100, 9), 0o644))
 	err := comm.RunWorldTimeout(2, 0, 10*time.Second, func(c comm.Comm) error {
 		f, err := ufs.New().Open(path, driver.OpenOptions{Flags: driver.ORdWr})
 		if err != nil {
@@ -370,9 +372,9 @@ func TestAffinityReadPastEOF(t *testing.T) {
 		}
 		var st metrics.Call
 		// Rank r reads bytes [80r, 80r+80) of a 100-byte file.
-		n, err := Read(&Job{Comm: c, File: f, Aggregators: []int{0, 1}, Ranges: []Range{{0, 80}, {80, 160}}, BufSize: 64,
+		n, err := Read(&coll.Job{Comm: c, File: f, Aggregators: []int{0, 1}, Ranges: []coll.Range{{Start: 0, End: 80}, {Start: 80, End: 160}}, BufSize: 64,
 			AffinityBlock: 16, TotalBytes: 160, Stats: &st,
-			Access: Access{Buf: buf, Count: 80, Filetype: layout.Byte, Disp: int64(80 * r), Size: 80}})
+			Access: coll.Access{Buf: buf, Count: 80, Filetype: layout.Byte, Disp: int64(80 * r), Size: 80}})
 		if err != nil {
 			return err
 		}
@@ -382,7 +384,7 @@ func TestAffinityReadPastEOF(t *testing.T) {
 		if !strings.HasSuffix(st.Domains, "no exchange") {
 			return fmt.Errorf("domains %q", st.Domains)
 		}
-		file := fill(100, 9)
+		file := reftest.Fill(100, 9)
 		for i := range buf {
 			want := byte(0)
 			if at := 80*r + i; at < 100 {
@@ -424,13 +426,13 @@ func TestAffinityByNode(t *testing.T) {
 	for _, block := range []int64{0, 512} {
 		var n atomic.Int64
 		path := filepath.Join(t.TempDir(), "f")
-		stats, err := runCollective(t, path, cases, []int{0, 1}, 4096, true, 0, func(j *Job) {
+		stats, err := runCollective(t, path, cases, []int{0, 1}, 4096, true, 0, func(j *coll.Job) {
 			j.AffinityBlock, j.NodeOf = block, nodeOf
 			j.Comm = nodeSpy{j.Comm, nodeOf, &n}
 		})
 		require.NoError(t, err)
 		got, _ := os.ReadFile(path)
-		require.Equal(t, expectedFile(cases), got)
+		require.Equal(t, reftest.ExpectedFile(cases), got)
 		cross[block] = n.Load()
 		if block > 0 {
 			require.Equal(t, "affinity by node: 32 of 32 blocks of 512 B at an aggregator on their main rank's node; of 16384 bytes 8192 stay at their rank, 8192 more on its node", stats[0].Domains)
@@ -455,13 +457,13 @@ func TestAffinityCountErrorReachesAll(t *testing.T) {
 		}
 		defer f.Close()
 		r := c.Rank()
-		ft := must(layout.Indexed([]int{4096}, []int{0}, layout.Byte))
+		ft := reftest.Must(layout.Indexed([]int{4096}, []int{0}, layout.Byte))
 		if r == 1 {
-			ft = must(layout.Indexed([]int{2048, 2048}, []int{6144, 4096}, layout.Byte)) // backwards
+			ft = reftest.Must(layout.Indexed([]int{2048, 2048}, []int{6144, 4096}, layout.Byte)) // backwards
 		}
-		errs[r] = Write(&Job{Comm: c, File: f, Aggregators: []int{0, 1}, Ranges: []Range{{0, 4096}, {4096, 8192}},
+		errs[r] = Write(&coll.Job{Comm: c, File: f, Aggregators: []int{0, 1}, Ranges: []coll.Range{{Start: 0, End: 4096}, {Start: 4096, End: 8192}},
 			BufSize: 8192, AffinityBlock: 1024, TotalBytes: 8192,
-			Access: Access{Buf: make([]byte, 4096), Count: 4096, Filetype: ft, Size: 4096}})
+			Access: coll.Access{Buf: make([]byte, 4096), Count: 4096, Filetype: ft, Size: 4096}})
 		return nil
 	})
 	require.NoError(t, err, "no rank hangs")

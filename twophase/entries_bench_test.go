@@ -1,8 +1,9 @@
 package twophase
 
 import (
-	"math/rand/v2"
 	"testing"
+
+	"github.com/collio/collio/internal/reftest"
 )
 
 // The aggregator's merge of its sources' request lists, per piece: E3SM
@@ -11,17 +12,7 @@ func BenchmarkEntries(b *testing.B) {
 	for _, size := range []int{4, 16} {
 		b.Run(map[int]string{4: "4ranks", 16: "16ranks"}[size], func(b *testing.B) {
 			const pieces = 1 << 20
-			rng := rand.New(rand.NewPCG(1, 2))
-			st := &roundState{src: make([][]extent, size), srcBytes: make([]int64, size)}
-			off := int64(0)
-			for i := 0; i < pieces; i += 2 {
-				s := rng.IntN(size)
-				for k := 0; k < 2; k++ {
-					n := int64(8 + rng.IntN(57))
-					st.src[s] = append(st.src[s], extent{off, n})
-					off += n
-				}
-			}
+			st := &roundState{src: reftest.E3SMLists(size, pieces, 0), srcBytes: make([]int64, size), starts: make([]int64, size)}
 			e := &engine{size: size}
 			b.ReportMetric(0, "ns/op")
 			b.ResetTimer()

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/collio/collio/driver"
+	"github.com/collio/collio/internal/coll"
 )
 
 // heldBufs is how many buffers own mode gathers before it moves them (a
@@ -22,16 +23,16 @@ func (e *engine) hold(runs []driver.Run, write bool) error {
 	if !e.held.Add(runs...) {
 		return nil
 	}
-	return e.flushHeld(write).err
+	return e.flushHeld(write).Err
 }
 
 // flushHeld writes (or reads) the held runs.
-func (e *engine) flushHeld(write bool) (r ioResult) {
+func (e *engine) flushHeld(write bool) (r coll.IOResult) {
 	if e.held.Empty() {
 		return r
 	}
 	start := time.Now()
-	_, r.err = e.held.Move(e.j.File, write)
-	r.io = time.Since(start)
+	_, r.Err = e.held.Move(e.j.File, write)
+	r.IO = time.Since(start)
 	return r
 }

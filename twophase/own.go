@@ -3,6 +3,7 @@ package twophase
 import (
 	"fmt"
 
+	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/layout"
 )
 
@@ -22,13 +23,6 @@ import (
 // blocks before it gives up (reporting an unknown count): walking costs
 // O(runs), and views with many small runs share blocks anyway.
 const ownRunBudget = 4096
-
-// OwnBlocks is one rank's report: the blocks of the grid its data
-// touches and the sum of blockHash over them. Count < 0: not counted.
-type OwnBlocks struct {
-	Count int64
-	Hash  uint64
-}
 
 // OwnGrid is the block size for own blocks: affinity's smallest block,
 // rounded up to a multiple of stripe when stripe > 0, so that no two
@@ -51,14 +45,14 @@ func blockHash(b int64) uint64 {
 }
 
 // CountOwnBlocks is a rank's report for its access at the given grid.
-func CountOwnBlocks(a Access, grid int64) OwnBlocks {
-	var o OwnBlocks
+func CountOwnBlocks(a coll.Access, grid int64) coll.OwnBlocks {
+	var o coll.OwnBlocks
 	err := eachOwnBlock(a, grid, func(b int64) {
 		o.Count++
 		o.Hash += blockHash(b)
 	})
 	if err != nil {
-		return OwnBlocks{Count: -1}
+		return coll.OwnBlocks{Count: -1}
 	}
 	return o
 }
@@ -66,7 +60,7 @@ func CountOwnBlocks(a Access, grid int64) OwnBlocks {
 // eachOwnBlock calls fn with the index of every block of the grid that
 // the access's data touches, in increasing order. It fails after
 // ownRunBudget runs, or on runs not in file order.
-func eachOwnBlock(a Access, grid int64, fn func(b int64)) error {
+func eachOwnBlock(a coll.Access, grid int64, fn func(b int64)) error {
 	if a.Size == 0 {
 		return nil
 	}
@@ -97,7 +91,7 @@ func eachOwnBlock(a Access, grid int64, fn func(b int64)) error {
 
 // OwnBlocksTile reports whether the ranks' reports show every block of
 // span touched by exactly one rank (see the package comment above).
-func OwnBlocksTile(span Range, grid int64, own []OwnBlocks) bool {
+func OwnBlocksTile(span coll.Range, grid int64, own []coll.OwnBlocks) bool {
 	if span.Empty() || grid <= 0 {
 		return false
 	}

@@ -8,22 +8,24 @@ import (
 	"testing"
 
 	"github.com/collio/collio/driver"
+	"github.com/collio/collio/internal/coll"
+	"github.com/collio/collio/internal/reftest"
 	"github.com/collio/collio/layout"
 	"github.com/stretchr/testify/require"
 )
 
-func reports(cases []rankCase, grid int64) []OwnBlocks {
-	own := make([]OwnBlocks, len(cases))
+func reports(cases []rankCase, grid int64) []coll.OwnBlocks {
+	own := make([]coll.OwnBlocks, len(cases))
 	for r, rc := range cases {
-		own[r] = CountOwnBlocks(rc.access, grid)
+		own[r] = CountOwnBlocks(rc.Access, grid)
 	}
 	return own
 }
 
-func byteView(t *testing.T, lens, displs []int) Access {
+func byteView(t *testing.T, lens, displs []int) coll.Access {
 	t.Helper()
-	ft := must(layout.Indexed(lens, displs, layout.Byte))
-	return Access{Filetype: ft, Size: ft.Size(), Count: ft.Size()}
+	ft := reftest.Must(layout.Indexed(lens, displs, layout.Byte))
+	return coll.Access{Filetype: ft, Size: ft.Size(), Count: ft.Size()}
 }
 
 func TestCountOwnBlocks(t *testing.T) {
@@ -36,14 +38,14 @@ func TestCountOwnBlocks(t *testing.T) {
 		want += blockHash(b)
 	}
 	// [30,50) touches blocks 1, 2 and 3; [64,70) block 4.
-	require.Equal(t, OwnBlocks{Count: 6, Hash: want}, got)
+	require.Equal(t, coll.OwnBlocks{Count: 6, Hash: want}, got)
 
 	// From the middle of the view: the data from byte 15 on, [45,50) ...
 	a.DataStart, a.Size = 15, a.Size-15
 	got = CountOwnBlocks(a, 16)
 	require.Equal(t, int64(4), got.Count, "blocks 2, 3 (of [45,50)), 4 and 12")
 
-	require.Equal(t, OwnBlocks{}, CountOwnBlocks(Access{Filetype: layout.Byte}, 16), "no data: nothing")
+	require.Equal(t, coll.OwnBlocks{}, CountOwnBlocks(coll.Access{Filetype: layout.Byte}, 16), "no data: nothing")
 
 	// More runs than the budget: not counted.
 	lens, displs := make([]int, ownRunBudget+1), make([]int, ownRunBudget+1)
@@ -58,23 +60,23 @@ func TestCountOwnBlocks(t *testing.T) {
 }
 
 func TestOwnBlocksTile(t *testing.T) {
-	span := Range{0, 64}
-	at := func(lens, displs []int) OwnBlocks { return CountOwnBlocks(byteView(t, lens, displs), 16) }
+	span := coll.Range{Start: 0, End: 64}
+	at := func(lens, displs []int) coll.OwnBlocks { return CountOwnBlocks(byteView(t, lens, displs), 16) }
 	a, b := at([]int{16, 16}, []int{0, 32}), at([]int{16, 16}, []int{16, 48})
-	require.True(t, OwnBlocksTile(span, 16, []OwnBlocks{a, b, {}}), "two ranks alternate whole blocks, one has none")
+	require.True(t, OwnBlocksTile(span, 16, []coll.OwnBlocks{a, b, {}}), "two ranks alternate whole blocks, one has none")
 
 	shared := at([]int{20}, []int{0}) // blocks 0 and 1
 	rest := at([]int{44}, []int{20})  // blocks 1, 2, 3
-	require.False(t, OwnBlocksTile(span, 16, []OwnBlocks{shared, rest}), "block 1 is shared")
+	require.False(t, OwnBlocksTile(span, 16, []coll.OwnBlocks{shared, rest}), "block 1 is shared")
 
-	require.False(t, OwnBlocksTile(span, 16, []OwnBlocks{a}), "blocks 1 and 3 have no data")
+	require.False(t, OwnBlocksTile(span, 16, []coll.OwnBlocks{a}), "blocks 1 and 3 have no data")
 
 	// Block 1 twice and block 3 never: the count fits, the hash does not.
 	twice := at([]int{16}, []int{16})
-	require.False(t, OwnBlocksTile(span, 16, []OwnBlocks{a, twice, twice}))
+	require.False(t, OwnBlocksTile(span, 16, []coll.OwnBlocks{a, twice, twice}))
 
-	require.False(t, OwnBlocksTile(span, 16, []OwnBlocks{a, {Count: -1}}), "a rank that did not count")
-	require.False(t, OwnBlocksTile(Range{}, 16, nil))
+	require.False(t, OwnBlocksTile(span, 16, []coll.OwnBlocks{a, {Count: -1}}), "a rank that did not count")
+	require.False(t, OwnBlocksTile(coll.Range{}, 16, nil))
 }
 
 // coll_perf's layout with own blocks: no plan, nothing exchanged, the
@@ -85,12 +87,12 @@ func TestOwnBlocksRun(t *testing.T) {
 	// One round of 8 blocks per rank, or 4 rounds of 2.
 	for _, buf := range []int64{4096, 1024} {
 		path := filepath.Join(t.TempDir(), "f")
-		stats, err := runCollective(t, path, cases, seq(4), buf, true, 0, func(j *Job) {
+		stats, err := runCollective(t, path, cases, seq(4), buf, true, 0, func(j *coll.Job) {
 			j.AffinityBlock, j.OwnGrid, j.Own = 512, 512, reports(cases, 512)
 		})
 		require.NoError(t, err)
 		got, _ := os.ReadFile(path)
-		require.Equal(t, expectedFile(cases), got)
+		require.Equal(t, reftest.ExpectedFile(cases), got)
 		for r, s := range stats {
 			require.Equal(t, "own blocks: every rank's data in blocks of 512 B no other rank touches, no exchange", s.Domains, "rank %d", r)
 			require.Zero(t, s.BytesSent)
@@ -104,16 +106,16 @@ func TestOwnBlocksRun(t *testing.T) {
 	holes := make([]rankCase, 2)
 	for r := range holes {
 		a := byteView(t, []int{8, 8}, []int{16*r + 4, 16*(r+2) + 4})
-		a.Buf = fill(16, r)
-		holes[r] = rankCase{a, a.Buf}
+		a.Buf = reftest.Fill(16, r)
+		holes[r] = rankCase{Access: a, Data: a.Buf}
 	}
 	path := filepath.Join(t.TempDir(), "h")
-	stats, err := runCollective(t, path, holes, seq(2), 64, true, 0, func(j *Job) {
+	stats, err := runCollective(t, path, holes, seq(2), 64, true, 0, func(j *coll.Job) {
 		j.OwnGrid, j.Own = 16, reports(holes, 16)
 	})
 	require.NoError(t, err)
 	got, _ := os.ReadFile(path)
-	require.Equal(t, expectedFile(holes), got)
+	require.Equal(t, reftest.ExpectedFile(holes), got)
 	for _, s := range stats {
 		require.Contains(t, s.Domains, "own blocks")
 		require.Zero(t, s.RMW, "no read-modify-write")
@@ -125,12 +127,12 @@ func TestOwnBlocksRun(t *testing.T) {
 func TestOwnBlocksNeedAggregators(t *testing.T) {
 	cases := collperf2x2()
 	path := filepath.Join(t.TempDir(), "f")
-	stats, err := runCollective(t, path, cases, []int{0, 3}, 4096, true, 0, func(j *Job) {
+	stats, err := runCollective(t, path, cases, []int{0, 3}, 4096, true, 0, func(j *coll.Job) {
 		j.AffinityBlock, j.OwnGrid, j.Own = 512, 512, reports(cases, 512)
 	})
 	require.NoError(t, err)
 	got, _ := os.ReadFile(path)
-	require.Equal(t, expectedFile(cases), got)
+	require.Equal(t, reftest.ExpectedFile(cases), got)
 	require.NotContains(t, stats[0].Domains, "own blocks")
 }
 
@@ -182,18 +184,18 @@ func TestOwnBlocksHeldRuns(t *testing.T) {
 			}
 		}
 		a := byteView(t, lens, displs)
-		a.Buf = fill(int64(len(lens)), r)
-		cases[r] = rankCase{a, a.Buf}
+		a.Buf = reftest.Fill(int64(len(lens)), r)
+		cases[r] = rankCase{Access: a, Data: a.Buf}
 	}
-	own := func(j *Job) { j.OwnGrid, j.Own = grid, reports(cases, grid) }
+	own := func(j *coll.Job) { j.OwnGrid, j.Own = grid, reports(cases, grid) }
 	path := filepath.Join(t.TempDir(), "f")
 	var batches, reads atomic.Int64
-	stats, err := runCollective(t, path, cases, seq(2), 8*grid, true, 0, own, func(j *Job) {
+	stats, err := runCollective(t, path, cases, seq(2), 8*grid, true, 0, own, func(j *coll.Job) {
 		j.File = countingBatches{j.File, &batches, &reads}
 	})
 	require.NoError(t, err)
 	got, _ := os.ReadFile(path)
-	require.Equal(t, expectedFile(cases), got)
+	require.Equal(t, reftest.ExpectedFile(cases), got)
 	for r, s := range stats {
 		require.Contains(t, s.Domains, "own blocks", "rank %d", r)
 		require.Equal(t, (blocks+7)/8, s.Rounds, "rank %d", r)
@@ -212,7 +214,7 @@ func TestOwnBlocksHeldRuns(t *testing.T) {
 	// batch that the first full hold writes.
 	var left atomic.Int64
 	left.Store(int64(heldBufs) + 10)
-	_, err = runCollective(t, filepath.Join(t.TempDir(), "g"), cases, seq(2), 8*grid, true, 0, own, func(j *Job) {
+	_, err = runCollective(t, filepath.Join(t.TempDir(), "g"), cases, seq(2), 8*grid, true, 0, own, func(j *coll.Job) {
 		j.File = failingWrites{j.File, &left}
 	})
 	require.ErrorContains(t, err, "injected failure")

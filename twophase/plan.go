@@ -9,59 +9,15 @@
 // ranges and the hints. Execution (exec.go) runs over a comm.Comm.
 package twophase
 
-// Range is one rank's access: the file bytes [Start, End). Start >= End
-// means the rank accesses nothing.
-type Range struct{ Start, End int64 }
-
-// Empty reports whether the range holds no bytes.
-func (r Range) Empty() bool { return r.Start >= r.End }
-
-// Len is the number of bytes in the range (0 if empty).
-func (r Range) Len() int64 { return max(0, r.End-r.Start) }
-
-// Span returns the smallest range covering every non-empty range, and
-// false if all are empty.
-func Span(ranges []Range) (Range, bool) {
-	var s Range
-	found := false
-	for _, r := range ranges {
-		if r.Empty() {
-			continue
-		}
-		if !found {
-			s, found = r, true
-			continue
-		}
-		s.Start = min(s.Start, r.Start)
-		s.End = max(s.End, r.End)
-	}
-	return s, found
-}
-
-// Interleaved is ROMIO's test for whether collective buffering pays:
-// taking the non-empty ranges in rank order, some range starts before the
-// previous one ends.
-func Interleaved(ranges []Range) bool {
-	prevEnd, have := int64(0), false
-	for _, r := range ranges {
-		if r.Empty() {
-			continue
-		}
-		if have && r.Start < prevEnd {
-			return true
-		}
-		prevEnd, have = r.End, true
-	}
-	return false
-}
+import "github.com/collio/collio/internal/coll"
 
 // FileDomains splits span into n consecutive domains, one per aggregator,
 // of about equal size but at least minSize bytes, with inner boundaries
 // moved to the nearest multiple of stripe (when stripe > 0) so that no two
 // aggregators write into the same stripe (lock boundaries). Trailing
 // domains may be empty.
-func FileDomains(span Range, n int, minSize, stripe int64) []Range {
-	doms := make([]Range, n)
+func FileDomains(span coll.Range, n int, minSize, stripe int64) []coll.Range {
+	doms := make([]coll.Range, n)
 	if n <= 0 || span.Empty() {
 		return doms
 	}
@@ -77,7 +33,7 @@ func FileDomains(span Range, n int, minSize, stripe int64) []Range {
 		if i == n-1 {
 			end = span.End
 		}
-		doms[i] = Range{prev, end}
+		doms[i] = coll.Range{Start: prev, End: end}
 		prev = end
 	}
 	return doms
@@ -93,7 +49,7 @@ func nearestMultiple(x, m int64) int64 {
 
 // Rounds is the number of rounds needed when each aggregator moves at most
 // bufSize bytes of its domain per round.
-func Rounds(domains []Range, bufSize int64) int {
+func Rounds(domains []coll.Range, bufSize int64) int {
 	n := int64(0)
 	for _, d := range domains {
 		n = max(n, (d.Len()+bufSize-1)/bufSize)
@@ -102,10 +58,55 @@ func Rounds(domains []Range, bufSize int64) int {
 }
 
 // Window is the part of domain d an aggregator handles in round m.
-func Window(d Range, m int, bufSize int64) Range {
+func Window(d coll.Range, m int, bufSize int64) coll.Range {
 	lo := d.Start + int64(m)*bufSize
 	if lo >= d.End {
-		return Range{}
+		return coll.Range{}
 	}
-	return Range{lo, min(d.End, lo+bufSize)}
+	return coll.Range{Start: lo, End: min(d.End, lo+bufSize)}
+}
+
+// Domains is the aggregators' file domains and their windows per round,
+// by ROMIO's rules: stripe-cyclic when the job has a StripeCount and a
+// Stripe (as ROMIO's Lustre driver: see ActiveAggregators, StripeWindow),
+// else even domains with inner edges on stripe boundaries (FileDomains,
+// Window). TAM's global layer plans with it too, so TAM and two-phase
+// agree on which aggregator moves which byte in which round.
+type Domains struct {
+	Aggs    []int        // the aggregators taking part, in domain order
+	Domains []coll.Range // each one's domain (stripe-cyclic: all of the span)
+	Rounds  int
+	Striped bool // stripe-cyclic
+
+	span            coll.Range
+	stripe, bufSize int64
+}
+
+// PlanDomains plans j's domains over span.
+func PlanDomains(j *coll.Job, span coll.Range) *Domains {
+	d := &Domains{span: span, stripe: j.Stripe, bufSize: j.BufSize}
+	if j.StripeCount > 0 && j.Stripe > 0 {
+		active := ActiveAggregators(len(j.Aggregators), j.StripeCount, j.CoRatio)
+		d.Aggs, d.Striped = j.Aggregators[:active], true
+		d.Domains = make([]coll.Range, active)
+		for i := range d.Domains {
+			d.Domains[i] = span // each aggregator's stripes are spread over all of it
+		}
+		d.Rounds = StripeRounds(span, j.Stripe, active)
+		return d
+	}
+	d.Aggs = j.Aggregators
+	d.Domains = FileDomains(span, len(d.Aggs), j.MinDomain, j.Stripe)
+	d.Rounds = Rounds(d.Domains, j.BufSize)
+	return d
+}
+
+// Window is the range aggregator i handles in round m, empty when it has
+// none.
+func (d *Domains) Window(i, m int) coll.Range {
+	if d.Striped {
+		w, _ := StripeWindow(d.span, d.stripe, len(d.Aggs), i, m)
+		return w
+	}
+	return Window(d.Domains[i], m, d.bufSize)
 }

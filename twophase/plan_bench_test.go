@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/collio/collio/internal/coll"
+	"github.com/collio/collio/internal/reftest"
 	"github.com/collio/collio/layout"
 )
 
@@ -15,16 +17,16 @@ func BenchmarkPlanPieces(b *testing.B) {
 	for _, n := range []int{1e3, 1e4, 1e5, 1e6, 1e7} {
 		b.Run(fmt.Sprintf("slice/n=%d", n), func(b *testing.B) {
 			// n 8-byte pieces, one every 32 bytes (4 ranks interleaved).
-			ft := must(layout.Resized(layout.Bytes(8), 0, 32))
-			j := &Job{Access: Access{Count: int64(8 * n), Filetype: ft, Size: int64(8 * n)}, BufSize: 1 << 20}
-			var buf []piece
+			ft := reftest.Must(layout.Resized(layout.Bytes(8), 0, 32))
+			j := &coll.Job{Access: coll.Access{Count: int64(8 * n), Filetype: ft, Size: int64(8 * n)}, BufSize: 1 << 20}
+			var buf []coll.Piece
 			b.ResetTimer()
 			for range b.N {
-				sl := newSlicer(j)
+				sl := coll.NewSlicer(j.Access)
 				total := 0
 				for w := int64(0); w < int64(32*n); w += j.BufSize {
 					var err error
-					buf, _, _, _, err = sl.in([]Range{{w, w + j.BufSize}}, buf[:0])
+					buf, _, _, _, err = sl.In([]coll.Range{{Start: w, End: w + j.BufSize}}, buf[:0])
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -38,10 +40,10 @@ func BenchmarkPlanPieces(b *testing.B) {
 		})
 		b.Run(fmt.Sprintf("merge/n=%d", n), func(b *testing.B) {
 			e := &engine{size: 4}
-			st := &roundState{src: make([][]extent, 4), srcBytes: make([]int64, 4)}
+			st := &roundState{src: make([][]coll.Extent, 4), srcBytes: make([]int64, 4), starts: make([]int64, 4)}
 			for s := 0; s < 4; s++ {
 				for k := 0; k < n/4; k++ {
-					st.src[s] = append(st.src[s], extent{off: int64(32*k + 8*s), n: 8})
+					st.src[s] = append(st.src[s], coll.Extent{Off: int64(32*k + 8*s), N: 8})
 				}
 			}
 			b.ResetTimer()

@@ -1,13 +1,13 @@
 package twophase
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/collio/collio/driver"
+	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/metrics"
 )
 
@@ -18,7 +18,7 @@ import (
 //
 // Rounds are pipelined: the requests of round m+1 are exchanged, and (with
 // overlap) its file reads started, before round m's data is sent back.
-func Read(j *Job) (int64, error) {
+func Read(j *coll.Job) (int64, error) {
 	e, err := newEngine(j)
 	if err != nil {
 		return 0, err
@@ -26,7 +26,7 @@ func Read(j *Job) (int64, error) {
 	if e.rounds == 0 {
 		return 0, nil
 	}
-	defer e.drain()
+	defer e.io.Drain()
 	size, err := e.fileSize()
 	if err != nil {
 		return 0, err
@@ -41,22 +41,17 @@ func Read(j *Job) (int64, error) {
 			}
 		}
 		st := &e.st[m%2]
-		e.wait(st)
+		e.io.Wait(e.slot(st))
 		if err := e.deliver(st); err != nil {
 			return 0, err
 		}
 	}
-	e.finish(e.flushHeld(false), 0)
-	e.drain()
-	if e.ioErr != nil {
-		return 0, e.ioErr
+	e.io.Record(e.flushHeld(false))
+	e.io.Drain()
+	if e.io.Err != nil {
+		return 0, e.io.Err
 	}
-	// Bytes of the access that lie before end of file.
-	before, err := j.fileStream().DataBefore(size)
-	if err != nil {
-		return 0, err
-	}
-	return min(max(before-j.Access.DataStart, 0), j.Access.Size), nil
+	return j.Access.BytesBefore(size)
 }
 
 // fileSize has the first aggregator learn the file size and broadcast it,
@@ -68,24 +63,12 @@ func (e *engine) fileSize() (int64, error) {
 			return 0, nil // no data here: nothing to count
 		}
 		size, err := e.j.File.Size()
-		if err != nil {
-			e.ioErr = err
-		}
+		e.io.Fail(err)
 		return size, nil
 	}
-	var b [8]byte
-	root := e.aggs[0]
-	if e.rank == root {
-		size, err := e.j.File.Size()
-		if err != nil {
-			e.ioErr = err
-		}
-		binary.LittleEndian.PutUint64(b[:], uint64(size))
-	}
-	if err := e.j.Comm.Bcast(b[:], root); err != nil {
-		return 0, err
-	}
-	return int64(binary.LittleEndian.Uint64(b[:])), nil
+	size, fileErr, err := coll.BroadcastFileSize(e.j.Comm, e.j.File, e.aggs[0])
+	e.io.Fail(fileErr)
+	return size, err
 }
 
 // prepareRead exchanges round m's requests and, on aggregators, starts
@@ -104,25 +87,25 @@ func (e *engine) prepareRead(m int, st *roundState) error {
 		}
 	}
 	if e.aggregator() {
-		e.startIO(st, func() ioResult { return e.readWindow(st) })
+		e.io.Start(e.slot(st), func() coll.IOResult { return e.readWindow(st) })
 	}
 	return nil
 }
 
 // readDst is where a requested piece is read to: its slot in send, or,
 // for the aggregator's own pieces, the user's buffer (see prepareRead).
-func (e *engine) readDst(st *roundState, send []byte, x entry) []byte {
-	at := x.at
+func (e *engine) readDst(st *roundState, send []byte, x coll.Entry) []byte {
+	at := x.At
 	if st.self != nil {
 		switch {
-		case x.src == e.rank:
+		case x.Src == e.rank:
 			at -= st.selfAt
-			return st.self[at : at+x.n]
-		case x.src > e.rank:
+			return st.self[at : at+x.N]
+		case x.Src > e.rank:
 			at -= int64(len(st.self)) // send has no room for this rank's own data
 		}
 	}
-	return send[at : at+x.n]
+	return send[at : at+x.N]
 }
 
 // deliver sends a round's data from the aggregators back to the ranks.
@@ -138,7 +121,7 @@ func (e *engine) deliver(st *roundState) error {
 		off += int(st.srcBytes[s])
 	}
 	if e.aggregator() {
-		send = st.send.b[:off]
+		send = st.send.B[:off]
 	}
 	// A contiguous user buffer receives in place.
 	recv := j.Access.Buf
@@ -159,7 +142,7 @@ func (e *engine) deliver(st *roundState) error {
 		}
 	}
 	if packed {
-		recv = st.recv.get(int64(total))
+		recv = st.recv.Get(int64(total))
 	}
 	done := metrics.Timer(&e.stats.Shuffle)
 	// An aggregator's data for itself is already in place (read there) or
@@ -187,8 +170,8 @@ func (e *engine) deliver(st *roundState) error {
 			}
 			at := int64(e.rdispls[p])
 			for _, pc := range st.mine[i] {
-				copy(j.Access.Buf[pc.mem:pc.mem+pc.n], recv[at:at+pc.n])
-				at += pc.n
+				copy(j.Access.Buf[pc.Mem:pc.Mem+pc.N], recv[at:at+pc.N])
+				at += pc.N
 			}
 		}
 	}
@@ -199,16 +182,16 @@ func (e *engine) deliver(st *roundState) error {
 // state's send buffer, packed source by source. On a file error the buffer
 // holds zeros and the error is returned, so the exchange still completes
 // everywhere. It touches only st and the file.
-func (e *engine) readWindow(st *roundState) (r ioResult) {
+func (e *engine) readWindow(st *roundState) (r coll.IOResult) {
 	var total int64
 	for _, b := range st.srcBytes {
 		total += b
 	}
 	total -= int64(len(st.self)) // read in place, not into send
-	send := st.send.get(total)
-	fail := func(err error) ioResult {
+	send := st.send.Get(total)
+	fail := func(err error) coll.IOResult {
 		clear(send)
-		r.err = err
+		r.Err = err
 		return r
 	}
 	if len(st.sorted) == 0 {
@@ -229,7 +212,7 @@ func (e *engine) readWindow(st *roundState) (r ioResult) {
 		// without the copy out of a window).
 		start := time.Now()
 		err := e.readRuns(st, send)
-		r.io += time.Since(start)
+		r.IO += time.Since(start)
 		if err != nil {
 			return fail(err)
 		}
@@ -239,25 +222,25 @@ func (e *engine) readWindow(st *roundState) (r ioResult) {
 	// range once (at most cb_buffer_size), copy each piece out.
 	sorted := st.sorted
 	for _, w := range st.win {
-		var seg []entry
+		var seg []coll.Entry
 		if seg, sorted = cutBefore(sorted, w.End); len(seg) == 0 {
 			continue
 		}
 		span, _, _ := shape(seg)
-		win := st.window.get(span.Len())
+		win := st.window.Get(span.Len())
 		start := time.Now()
 		n, err := f.ReadAt(win, span.Start)
-		r.io += time.Since(start)
+		r.IO += time.Since(start)
 		if err != nil && !errors.Is(err, io.EOF) {
 			return fail(err)
 		}
 		clear(win[n:]) // past end of file
 		for _, x := range seg {
-			copy(e.readDst(st, send, x), win[x.off-span.Start:])
+			copy(e.readDst(st, send, x), win[x.Off-span.Start:])
 		}
 	}
 	if len(sorted) > 0 {
-		return fail(fmt.Errorf("twophase: %d pieces from offset %d lie outside this aggregator's window %v", len(sorted), sorted[0].off, st.win))
+		return fail(fmt.Errorf("twophase: %d pieces from offset %d lie outside this aggregator's window %v", len(sorted), sorted[0].Off, st.win))
 	}
 	return r
 }
@@ -273,24 +256,24 @@ var maxGap int64 = 64 << 10
 func (e *engine) readRuns(st *roundState, send []byte) error {
 	var gaps int64
 	for i := 1; i < len(st.sorted); i++ {
-		if g := st.sorted[i].off - (st.sorted[i-1].off + st.sorted[i-1].n); g <= maxGap {
+		if g := st.sorted[i].Off - (st.sorted[i-1].Off + st.sorted[i-1].N); g <= maxGap {
 			gaps += g
 		}
 	}
-	scratch := st.window.get(gaps)
+	scratch := st.window.Get(gaps)
 	bufs := make([][]byte, 0, 2*len(st.sorted)) // pieces and gaps; fixed capacity: the runs share it
 	var runs []driver.Run
-	runStart, end, from := st.sorted[0].off, st.sorted[0].off, 0
+	runStart, end, from := st.sorted[0].Off, st.sorted[0].Off, 0
 	for _, x := range st.sorted {
-		if g := x.off - end; g > maxGap {
+		if g := x.Off - end; g > maxGap {
 			runs = append(runs, driver.Run{Off: runStart, Bufs: bufs[from:]})
-			from, runStart = len(bufs), x.off
+			from, runStart = len(bufs), x.Off
 		} else if g > 0 {
 			bufs = append(bufs, scratch[:g])
 			scratch = scratch[g:]
 		}
 		bufs = append(bufs, e.readDst(st, send, x))
-		end = x.off + x.n
+		end = x.Off + x.N
 	}
 	runs = append(runs, driver.Run{Off: runStart, Bufs: bufs[from:]})
 	if e.own && st.self != nil && !e.j.Atomic {

@@ -1,5 +1,7 @@
 package twophase
 
+import "github.com/collio/collio/internal/coll"
+
 // Stripe-cyclic file domains, after ROMIO's Lustre driver
 // (ad_lustre_aggregate.c, ad_lustre_wrcoll.c): aggregator a of `active`
 // owns every stripe whose index is a modulo active, so each aggregator
@@ -62,16 +64,16 @@ func StripeOwner(off, stripeSize int64, active int) int {
 // stripe group that meets span, restricted to span, and whether that range
 // is non-empty (the first and last rounds may leave some aggregators
 // without data, and invalid arguments give false).
-func StripeWindow(span Range, stripeSize int64, active, a, m int) (Range, bool) {
+func StripeWindow(span coll.Range, stripeSize int64, active, a, m int) (coll.Range, bool) {
 	if span.Empty() || stripeSize <= 0 || active <= 0 || a < 0 || a >= active || m < 0 {
-		return Range{}, false
+		return coll.Range{}, false
 	}
 	n := int64(active)
 	first := span.Start / stripeSize / n // group of span's first byte
 	stripe := (first+int64(m))*n + int64(a)
-	w := Range{Start: max(stripe*stripeSize, span.Start), End: min((stripe+1)*stripeSize, span.End)}
+	w := coll.Range{Start: max(stripe*stripeSize, span.Start), End: min((stripe+1)*stripeSize, span.End)}
 	if w.Empty() {
-		return Range{}, false
+		return coll.Range{}, false
 	}
 	return w, true
 }
@@ -80,7 +82,7 @@ func StripeWindow(span Range, stripeSize int64, active, a, m int) (Range, bool) 
 // of stripe groups (of active stripes each) that meet it. Every aggregator
 // takes part in every round, with an empty window where StripeWindow says
 // false. It is 0 for an empty span or invalid arguments.
-func StripeRounds(span Range, stripeSize int64, active int) int {
+func StripeRounds(span coll.Range, stripeSize int64, active int) int {
 	if span.Empty() || stripeSize <= 0 || active <= 0 {
 		return 0
 	}

@@ -3,6 +3,7 @@ package twophase
 import (
 	"testing"
 
+	"github.com/collio/collio/internal/coll"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
@@ -84,17 +85,17 @@ func TestStripeOwner(t *testing.T) {
 func TestStripeWindowsTable(t *testing.T) {
 	// Stripes of 100 bytes, 3 aggregators, span [250, 1020): stripe groups
 	// [0,300) [300,600) [600,900) [900,1200) → 4 rounds.
-	span := Range{250, 1020}
+	span := coll.Range{Start: 250, End: 1020}
 	require.Equal(t, 4, StripeRounds(span, 100, 3))
 	type win struct {
-		r  Range
+		r  coll.Range
 		ok bool
 	}
 	want := [][]win{ // [round][aggregator]
-		{{Range{}, false}, {Range{}, false}, {Range{250, 300}, true}},
-		{{Range{300, 400}, true}, {Range{400, 500}, true}, {Range{500, 600}, true}},
-		{{Range{600, 700}, true}, {Range{700, 800}, true}, {Range{800, 900}, true}},
-		{{Range{900, 1000}, true}, {Range{1000, 1020}, true}, {Range{}, false}},
+		{{coll.Range{}, false}, {coll.Range{}, false}, {coll.Range{Start: 250, End: 300}, true}},
+		{{coll.Range{Start: 300, End: 400}, true}, {coll.Range{Start: 400, End: 500}, true}, {coll.Range{Start: 500, End: 600}, true}},
+		{{coll.Range{Start: 600, End: 700}, true}, {coll.Range{Start: 700, End: 800}, true}, {coll.Range{Start: 800, End: 900}, true}},
+		{{coll.Range{Start: 900, End: 1000}, true}, {coll.Range{Start: 1000, End: 1020}, true}, {coll.Range{}, false}},
 	}
 	for m, row := range want {
 		for a, w := range row {
@@ -107,14 +108,14 @@ func TestStripeWindowsTable(t *testing.T) {
 	assert.False(t, ok, "past the last round")
 
 	// A span far into the file starts at its own group, not at stripe 0.
-	far := Range{1 << 40, 1<<40 + 50}
+	far := coll.Range{Start: 1 << 40, End: 1<<40 + 50}
 	assert.Equal(t, 1, StripeRounds(far, 1<<20, 8))
 	r, ok := StripeWindow(far, 1<<20, 8, StripeOwner(far.Start, 1<<20, 8), 0)
 	assert.True(t, ok)
 	assert.Equal(t, far, r)
 
 	// Degenerate arguments.
-	assert.Equal(t, 0, StripeRounds(Range{5, 5}, 100, 3))
+	assert.Equal(t, 0, StripeRounds(coll.Range{Start: 5, End: 5}, 100, 3))
 	assert.Equal(t, 0, StripeRounds(span, 0, 3))
 	assert.Equal(t, 0, StripeRounds(span, 100, 0))
 	for _, args := range [][2]int{{-1, 0}, {3, 0}, {0, -1}} {
@@ -122,10 +123,10 @@ func TestStripeWindowsTable(t *testing.T) {
 		assert.False(t, ok, "%v", args)
 	}
 	// One stripe, one aggregator: the whole span in one round.
-	assert.Equal(t, 1, StripeRounds(Range{10, 20}, 1000, 1))
-	r, ok = StripeWindow(Range{10, 20}, 1000, 1, 0, 0)
+	assert.Equal(t, 1, StripeRounds(coll.Range{Start: 10, End: 20}, 1000, 1))
+	r, ok = StripeWindow(coll.Range{Start: 10, End: 20}, 1000, 1, 0, 0)
 	assert.True(t, ok)
-	assert.Equal(t, Range{10, 20}, r)
+	assert.Equal(t, coll.Range{Start: 10, End: 20}, r)
 }
 
 // TestStripeWindowsTileSpan: the windows of all aggregators over all rounds
@@ -137,18 +138,18 @@ func TestStripeWindowsTileSpan(t *testing.T) {
 		active := rapid.IntRange(1, 40).Draw(t, "active")
 		start := rapid.Int64Range(0, 1<<40).Draw(t, "start")
 		length := rapid.Int64Range(1, stripe*int64(active)*6).Draw(t, "length")
-		span := Range{start, start + length}
+		span := coll.Range{Start: start, End: start + length}
 		rounds := StripeRounds(span, stripe, active)
 		if rounds < 1 {
 			t.Fatalf("%d rounds for a non-empty span", rounds)
 		}
-		var wins []Range // in (round, aggregator) order
+		var wins []coll.Range // in (round, aggregator) order
 		for m := 0; m < rounds; m++ {
 			roundWins := 0
 			for a := 0; a < active; a++ {
 				w, ok := StripeWindow(span, stripe, active, a, m)
 				if !ok {
-					if w != (Range{}) {
+					if w != (coll.Range{}) {
 						t.Fatalf("round %d agg %d: false with %v", m, a, w)
 					}
 					if m > 0 && m < rounds-1 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/collio/collio/driver"
 	"github.com/collio/collio/driver/ufs"
+	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/reftest"
 	"github.com/collio/collio/layout"
@@ -18,26 +19,17 @@ import (
 	"pgregory.net/rapid"
 )
 
-func must[T any](v T, err error) T {
-	if err != nil {
-		panic(err)
-	}
-	return v
-}
-
-type rankCase struct {
-	access Access
-	data   []byte // the buffer
-}
+// rankCase is one rank's access and its buffer.
+type rankCase = reftest.Case
 
 // runCollective writes (then reads back) every rank's access with the
 // two-phase engine on an in-memory world and returns the file and the
 // per-rank stats.
-func runCollective(t testing.TB, path string, cases []rankCase, aggs []int, buf int64, rmw bool, stripe int64, mods ...func(*Job)) ([]metrics.Call, error) {
+func runCollective(t testing.TB, path string, cases []rankCase, aggs []int, buf int64, rmw bool, stripe int64, mods ...func(*coll.Job)) ([]metrics.Call, error) {
 	n := len(cases)
 	stats := make([]metrics.Call, n)
 	d := ufs.New()
-	want := expectedFile(cases)
+	want := reftest.ExpectedFile(cases)
 	err := comm.RunWorldTimeout(n, 0, 60*time.Second, func(c comm.Comm) error {
 		r := c.Rank()
 		f, err := d.Open(path, driver.OpenOptions{Flags: driver.ORdWr | driver.OCreate})
@@ -45,18 +37,18 @@ func runCollective(t testing.TB, path string, cases []rankCase, aggs []int, buf 
 			return err
 		}
 		defer f.Close()
-		ranges := make([]Range, n)
+		ranges := make([]coll.Range, n)
 		for k, rc := range cases {
-			offs := fileOffsets(rc.access)
+			offs := fileOffsets(rc.Access)
 			if len(offs) > 0 {
-				ranges[k] = Range{offs[0], offs[len(offs)-1] + 1}
+				ranges[k] = coll.Range{Start: offs[0], End: offs[len(offs)-1] + 1}
 			}
 		}
 		var total int64
 		for _, rc := range cases {
-			total += rc.access.Size
+			total += rc.Access.Size
 		}
-		job := &Job{Comm: c, File: f, Aggregators: aggs, Ranges: ranges, Access: cases[r].access,
+		job := &coll.Job{Comm: c, File: f, Aggregators: aggs, Ranges: ranges, Access: cases[r].Access,
 			BufSize: buf, Stripe: stripe, RMW: rmw, TotalBytes: total, Stats: &stats[r]}
 		for _, mod := range mods {
 			mod(job)
@@ -67,7 +59,7 @@ func runCollective(t testing.TB, path string, cases []rankCase, aggs []int, buf 
 		if err := c.Barrier(); err != nil {
 			return err
 		}
-		back := cases[r].access
+		back := cases[r].Access
 		back.Buf = make([]byte, len(back.Buf))
 		job.Access = back
 		got, err := Read(job)
@@ -90,29 +82,6 @@ func runCollective(t testing.TB, path string, cases []rankCase, aggs []int, buf 
 	return stats, err
 }
 
-// expectedFile is what independent writes of all cases produce.
-func expectedFile(cases []rankCase) []byte {
-	var out []byte
-	for _, rc := range cases {
-		fo, mo := fileOffsets(rc.access), memOffsets(rc.access)
-		for i := range fo {
-			for int64(len(out)) <= fo[i] {
-				out = append(out, 0)
-			}
-			out[fo[i]] = rc.data[mo[i]]
-		}
-	}
-	return out
-}
-
-func fill(n int64, seed int) []byte {
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = byte(seed*31 + i*13 + i/97)
-	}
-	return b
-}
-
 // A coll_perf-like 3-D block distribution written and read through two
 // phases, for several aggregator counts and buffer sizes.
 func TestSubarrayBlocks(t *testing.T) {
@@ -128,19 +97,19 @@ func TestSubarrayBlocks(t *testing.T) {
 					for r := 0; r < np; r++ {
 						// Split the first dimension unevenly.
 						lo, hi := r*g[0]/np, (r+1)*g[0]/np
-						sub := must(layout.Subarray(g, []int{hi - lo, g[1], g[2] - 1}, []int{lo, 0, 1}, layout.OrderC, layout.Int32))
+						sub := reftest.Must(layout.Subarray(g, []int{hi - lo, g[1], g[2] - 1}, []int{lo, 0, 1}, layout.OrderC, layout.Int32))
 						size := sub.Size()
-						cases[r] = rankCase{Access{Buf: fill(size, r), Count: size, Filetype: sub, Size: size}, fill(size, r)}
+						cases[r] = rankCase{Access: coll.Access{Buf: reftest.Fill(size, r), Count: size, Filetype: sub, Size: size}, Data: reftest.Fill(size, r)}
 					}
 					aggs := make([]int, naggs)
 					for i := range aggs {
 						aggs[i] = i * np / naggs
 					}
 					path := filepath.Join(t.TempDir(), "f")
-					stats, err := runCollective(t, path, cases, aggs, buf, true, 0, func(j *Job) { j.Overlap = buf == 7 })
+					stats, err := runCollective(t, path, cases, aggs, buf, true, 0, func(j *coll.Job) { j.Overlap = buf == 7 })
 					require.NoError(t, err)
 					got, _ := os.ReadFile(path)
-					require.Equal(t, expectedFile(cases), got)
+					require.Equal(t, reftest.ExpectedFile(cases), got)
 					require.Equal(t, naggs, stats[0].Aggregators)
 				})
 			}
@@ -172,33 +141,18 @@ func TestRandomCollective(t *testing.T) {
 		for r := 0; r < np; r++ {
 			// Rank r owns blocks r, r+np, ... of a block-cyclic 1-D file,
 			// with a hole of gap bytes after each block.
-			ft := must(layout.Resized(layout.Bytes(blk+extra), 0, int64(np)*(blk+gap)))
+			ft := reftest.Must(layout.Resized(layout.Bytes(blk+extra), 0, int64(np)*(blk+gap)))
 			nblocks := int64(rapid.IntRange(0, 6).Draw(rt, "nblocks")) // 0: empty contribution
 			if tile {
 				nblocks = tileBlocks
 			}
 			size := nblocks * (blk + extra)
-			a := Access{Count: size, Filetype: ft, Disp: int64(r) * (blk + gap), Size: size}
-			if rapid.Bool().Draw(rt, "noncontig_mem") && size > 0 {
-				a.MemType = must(layout.Vector(int(size/4), 1, 2, layout.Int32))
-				a.Count = 1
+			a := coll.Access{Filetype: ft, Disp: int64(r) * (blk + gap), Size: size}
+			skip := blk // start one block into the view
+			if tile {
+				skip = 0
 			}
-			if rapid.Bool().Draw(rt, "skip") && size > blk && !tile {
-				a.DataStart = blk // start into the view
-				a.Size -= blk
-				if a.MemType != nil {
-					a.MemType = must(layout.Vector(int(a.Size/4), 1, 2, layout.Int32))
-				} else {
-					a.Count = a.Size
-				}
-			}
-			memLen := a.Size
-			if a.MemType != nil {
-				memLen = a.MemType.Extent()
-			}
-			buf := fill(memLen, r)
-			a.Buf = append([]byte(nil), buf...)
-			cases[r] = rankCase{a, buf}
+			cases[r] = reftest.Vary(rt, a, skip, r)
 		}
 		naggs := rapid.IntRange(1, np).Draw(rt, "naggs")
 		if tile && rapid.Bool().Draw(rt, "all_aggregate") {
@@ -220,11 +174,11 @@ func TestRandomCollective(t *testing.T) {
 		affinity := rapid.SampledFrom([]int64{0, 4, 8, 32}).Draw(rt, "affinity_block") // used when <= cb and no stripe count
 		atomic := rapid.Bool().Draw(rt, "atomic")
 		// Own blocks at a random grid, from every rank's report.
-		var own []OwnBlocks
+		var own []coll.OwnBlocks
 		ownGrid := rapid.SampledFrom([]int64{0, 4, 8, 12, 32}).Draw(rt, "own_grid")
 		if ownGrid > 0 {
 			for _, rc := range cases {
-				own = append(own, CountOwnBlocks(rc.access, ownGrid))
+				own = append(own, CountOwnBlocks(rc.Access, ownGrid))
 			}
 		}
 		var nodeOf []int // ranks on random nodes (affinity by node), or unknown
@@ -237,7 +191,7 @@ func TestRandomCollective(t *testing.T) {
 		defer func(g int64) { maxGap = g }(maxGap)
 		maxGap = rapid.SampledFrom([]int64{0, 4, 64 << 10}).Draw(rt, "max_gap")
 		path := filepath.Join(t.TempDir(), "r")
-		if _, err := runCollective(t, path, cases, aggs, bufSize, rmw, stripe, func(j *Job) {
+		if _, err := runCollective(t, path, cases, aggs, bufSize, rmw, stripe, func(j *coll.Job) {
 			j.Overlap, j.StripeCount, j.CoRatio, j.AffinityBlock = overlap, stripeCount, coRatio, affinity
 			j.Atomic, j.NodeOf = atomic, nodeOf
 			j.OwnGrid, j.Own = ownGrid, own
@@ -245,7 +199,7 @@ func TestRandomCollective(t *testing.T) {
 			rt.Fatal(err)
 		}
 		got, _ := os.ReadFile(path)
-		want := expectedFile(cases)
+		want := reftest.ExpectedFile(cases)
 		if !bytes.Equal(want, got) {
 			rt.Fatalf("file differs: got %d bytes, want %d", len(got), len(want))
 		}
@@ -265,7 +219,7 @@ func TestAllEmpty(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "e")
 	cases := make([]rankCase, 3)
 	for r := range cases {
-		cases[r] = rankCase{Access{Filetype: layout.Byte}, nil}
+		cases[r] = rankCase{Access: coll.Access{Filetype: layout.Byte}, Data: nil}
 	}
 	stats, err := runCollective(t, path, cases, []int{0}, 16, true, 0)
 	require.NoError(t, err)
@@ -285,12 +239,12 @@ func TestRandomManyRanks(t *testing.T) {
 		blk := int64(rapid.IntRange(1, 9).Draw(rt, "blk"))
 		cases := make([]rankCase, np)
 		for r := 0; r < np; r++ {
-			ft := must(layout.Resized(layout.Bytes(blk), 0, int64(np)*blk))
+			ft := reftest.Must(layout.Resized(layout.Bytes(blk), 0, int64(np)*blk))
 			size := int64(rapid.IntRange(0, 5).Draw(rt, "nblocks")) * blk
-			a := Access{Count: size, Filetype: ft, Disp: int64(r) * blk, Size: size}
-			buf := fill(size, r)
+			a := coll.Access{Count: size, Filetype: ft, Disp: int64(r) * blk, Size: size}
+			buf := reftest.Fill(size, r)
 			a.Buf = append([]byte(nil), buf...)
-			cases[r] = rankCase{a, buf}
+			cases[r] = rankCase{Access: a, Data: buf}
 		}
 		naggs := rapid.IntRange(1, min(np, 32)).Draw(rt, "naggs")
 		aggs := rapid.Permutation(seq(np)).Draw(rt, "perm")[:naggs]
@@ -299,11 +253,11 @@ func TestRandomManyRanks(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "m")
 		overlap := rapid.Bool().Draw(rt, "overlap")
 		affinity := rapid.SampledFrom([]int64{0, blk, 4 * blk}).Draw(rt, "affinity_block")
-		if _, err := runCollective(t, path, cases, aggs, bufSize, rapid.Bool().Draw(rt, "rmw"), 0, func(j *Job) { j.Overlap, j.AffinityBlock = overlap, affinity }); err != nil {
+		if _, err := runCollective(t, path, cases, aggs, bufSize, rapid.Bool().Draw(rt, "rmw"), 0, func(j *coll.Job) { j.Overlap, j.AffinityBlock = overlap, affinity }); err != nil {
 			rt.Fatal(err)
 		}
 		got, _ := os.ReadFile(path)
-		if !bytes.Equal(expectedFile(cases), got) {
+		if !bytes.Equal(reftest.ExpectedFile(cases), got) {
 			rt.Fatalf("file differs")
 		}
 	})
@@ -316,8 +270,8 @@ func TestReadPastEOF(t *testing.T) {
 	d := ufs.New()
 	for _, gap := range []int64{0, 64 << 10} {
 		maxGap = gap
-		require.NoError(t, os.WriteFile(path, fill(160, 9), 0o644))
-		bufs := make([]Buffers, 2) // kept between the two reads, as a File keeps them
+		require.NoError(t, os.WriteFile(path, reftest.Fill(160, 9), 0o644))
+		bufs := make([]coll.Buffers, 2) // kept between the two reads, as a File keeps them
 		err := comm.RunWorldTimeout(2, 0, 10*time.Second, func(c comm.Comm) error {
 			f, err := d.Open(path, driver.OpenOptions{Flags: driver.ORdWr})
 			if err != nil {
@@ -325,11 +279,11 @@ func TestReadPastEOF(t *testing.T) {
 			}
 			defer f.Close()
 			// Rank r reads 8-byte blocks r, r+2, ... of 160 bytes.
-			ft := must(layout.Resized(layout.Bytes(8), 0, 16))
+			ft := reftest.Must(layout.Resized(layout.Bytes(8), 0, 16))
 			buf := make([]byte, 80)
 			read := func() (int64, error) {
-				job := &Job{Comm: c, File: f, Aggregators: []int{0}, Ranges: []Range{{0, 152}, {8, 160}}, BufSize: 1 << 20,
-					Access: Access{Buf: buf, Count: 80, Filetype: ft, Disp: int64(8 * c.Rank()), Size: 80}, Buffers: &bufs[c.Rank()]}
+				job := &coll.Job{Comm: c, File: f, Aggregators: []int{0}, Ranges: []coll.Range{{Start: 0, End: 152}, {Start: 8, End: 160}}, BufSize: 1 << 20,
+					Access: coll.Access{Buf: buf, Count: 80, Filetype: ft, Disp: int64(8 * c.Rank()), Size: 80}, Buffers: &bufs[c.Rank()]}
 				return Read(job)
 			}
 			// The first read leaves data in the kept buffers; then the file
@@ -369,9 +323,5 @@ func TestReadPastEOF(t *testing.T) {
 }
 
 // The reference: where each data byte goes, from the layouts alone.
-func fileOffsets(a Access) []int64 { return reftest.FileOffsets(ref(a)) }
-func memOffsets(a Access) []int64  { return reftest.MemOffsets(ref(a)) }
-
-func ref(a Access) reftest.Access {
-	return reftest.Access{Disp: a.Disp, Filetype: a.Filetype, DataStart: a.DataStart, Size: a.Size, MemType: a.MemType, Count: a.Count}
-}
+func fileOffsets(a coll.Access) []int64 { return reftest.FileOffsets(reftest.Of(a)) }
+func memOffsets(a coll.Access) []int64  { return reftest.MemOffsets(reftest.Of(a)) }

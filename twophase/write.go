@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/collio/collio/driver"
+	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/metrics"
 )
 
@@ -15,22 +16,22 @@ import (
 // j.Comm must call it with the same Aggregators, Ranges and hints. The
 // error is this rank's (a file error on an aggregator, or a communication
 // error); the caller agrees on errors across ranks.
-func Write(j *Job) error {
+func Write(j *coll.Job) error {
 	e, err := newEngine(j)
 	if err != nil {
 		return err
 	}
-	defer e.drain()
+	defer e.io.Drain()
 	for m := 0; m < e.rounds; m++ {
 		st := &e.st[m%2]
-		e.wait(st) // its buffers are free again once round m-2 is written
+		e.io.Wait(e.slot(st)) // its buffers are free again once round m-2 is written
 		if err := e.writeRound(m, st); err != nil {
 			return err
 		}
 	}
-	e.finish(e.flushHeld(true), 0)
-	e.drain()
-	return e.ioErr
+	e.io.Record(e.flushHeld(true))
+	e.io.Drain()
+	return e.io.Err
 }
 
 func (e *engine) writeRound(m int, st *roundState) error {
@@ -51,7 +52,7 @@ func (e *engine) writeRound(m int, st *roundState) error {
 				need += st.n[i]
 			}
 		}
-		send = slices.Grow(st.send.appendTo(), int(need))
+		send = slices.Grow(st.send.AppendTo(), int(need))
 	}
 	for p := 0; p < e.size; p++ {
 		e.scounts[p], e.sdispls[p] = 0, 0
@@ -66,11 +67,11 @@ func (e *engine) writeRound(m int, st *roundState) error {
 		}
 		e.sdispls[p] = len(send)
 		for _, pc := range st.mine[i] {
-			send = append(send, j.Access.Buf[pc.mem:pc.mem+pc.n]...)
+			send = append(send, j.Access.Buf[pc.Mem:pc.Mem+pc.N]...)
 		}
 	}
 	if packed {
-		st.send.keep(send)
+		st.send.Keep(send)
 	}
 	total := int64(0)
 	for s := 0; s < e.size; s++ {
@@ -92,7 +93,7 @@ func (e *engine) writeRound(m int, st *roundState) error {
 		total -= int64(n)
 	}
 	// Only aggregators hold received data: at most their window per round.
-	recv := st.recv.get(total)
+	recv := st.recv.Get(total)
 	done := metrics.Timer(&e.stats.Shuffle)
 	var err error
 	if !e.local { // nothing to move otherwise
@@ -103,8 +104,8 @@ func (e *engine) writeRound(m int, st *roundState) error {
 		return err
 	}
 	e.countV(e.scounts, e.rcounts)
-	if total+int64(len(st.self)) > 0 && e.ioErr == nil {
-		e.startIO(st, func() ioResult { return e.writeWindow(st, recv) })
+	if total+int64(len(st.self)) > 0 && e.io.Err == nil {
+		e.io.Start(e.slot(st), func() coll.IOResult { return e.writeWindow(st, recv) })
 	}
 	return nil
 }
@@ -113,29 +114,29 @@ func (e *engine) writeRound(m int, st *roundState) error {
 // by range of its window: a hole between two ranges belongs to another
 // aggregator and is never read-modify-written. It touches only st and the
 // file, so it can run behind the next exchange.
-func (e *engine) writeWindow(st *roundState, data []byte) (r ioResult) {
+func (e *engine) writeWindow(st *roundState, data []byte) (r coll.IOResult) {
 	sorted := st.sorted
 	for _, w := range st.win {
-		var seg []entry
+		var seg []coll.Entry
 		if seg, sorted = cutBefore(sorted, w.End); len(seg) > 0 {
-			if r = e.writeRange(st, data, seg, r); r.err != nil {
+			if r = e.writeRange(st, data, seg, r); r.Err != nil {
 				return r
 			}
 		}
 	}
 	if len(sorted) > 0 {
-		r.err = fmt.Errorf("twophase: %d pieces from offset %d lie outside this aggregator's window %v", len(sorted), sorted[0].off, st.win)
+		r.Err = fmt.Errorf("twophase: %d pieces from offset %d lie outside this aggregator's window %v", len(sorted), sorted[0].Off, st.win)
 	}
 	return r
 }
 
 // writeRange writes the pieces of one window range, sorted by offset.
-func (e *engine) writeRange(st *roundState, data []byte, sorted []entry, acc ioResult) (r ioResult) {
+func (e *engine) writeRange(st *roundState, data []byte, sorted []coll.Entry, acc coll.IOResult) (r coll.IOResult) {
 	r = acc
 	span, holes, overlaps := shape(sorted)
 	f := e.j.File
 	if e.j.Atomic {
-		if r.err = f.Lock(span.Start, span.Len(), true); r.err != nil {
+		if r.Err = f.Lock(span.Start, span.Len(), true); r.Err != nil {
 			return r
 		}
 		defer f.Unlock(span.Start, span.Len())
@@ -145,56 +146,56 @@ func (e *engine) writeRange(st *roundState, data []byte, sorted []entry, acc ioR
 		// receive buffer; the round's runs in one batch where the driver
 		// can (driver.RunWriter).
 		start := time.Now()
-		defer func() { r.io += time.Since(start) }()
+		defer func() { r.IO += time.Since(start) }()
 		hold := e.own && st.inPlace && !e.j.Atomic
 		if !hold && smallPieces(sorted) {
 			// Tiny pieces: copying each into the window costs less than
 			// an iovec each (pinned, and walked by the kernel); every
 			// run is then one buffer.
-			win := st.window.get(span.Len())
+			win := st.window.Get(span.Len())
 			var runs []driver.Run
-			runStart, runEnd := sorted[0].off, sorted[0].off
+			runStart, runEnd := sorted[0].Off, sorted[0].Off
 			for _, x := range sorted {
-				if x.off != runEnd {
+				if x.Off != runEnd {
 					runs = append(runs, driver.Run{Off: runStart, Bufs: [][]byte{win[runStart-span.Start : runEnd-span.Start]}})
-					runStart = x.off
+					runStart = x.Off
 				}
-				copy(win[x.off-span.Start:], e.pieceData(st, data, x))
-				runEnd = x.off + x.n
+				copy(win[x.Off-span.Start:], e.pieceData(st, data, x))
+				runEnd = x.Off + x.N
 			}
 			runs = append(runs, driver.Run{Off: runStart, Bufs: [][]byte{win[runStart-span.Start : runEnd-span.Start]}})
-			_, r.err = driver.WriteRuns(f, runs)
+			_, r.Err = driver.WriteRuns(f, runs)
 			return r
 		}
 		pieces := make([][]byte, 0, len(sorted)) // fixed capacity: the runs share it
 		var runs []driver.Run
-		runStart, runEnd, from := sorted[0].off, sorted[0].off, 0
+		runStart, runEnd, from := sorted[0].Off, sorted[0].Off, 0
 		for _, x := range sorted {
-			if x.off != runEnd {
+			if x.Off != runEnd {
 				runs = append(runs, driver.Run{Off: runStart, Bufs: pieces[from:]})
-				from, runStart = len(pieces), x.off
+				from, runStart = len(pieces), x.Off
 			}
 			pieces = append(pieces, e.pieceData(st, data, x))
-			runEnd = x.off + x.n
+			runEnd = x.Off + x.N
 		}
 		runs = append(runs, driver.Run{Off: runStart, Bufs: pieces[from:]})
 		if hold { // the lock would be gone before the write
-			r.err = e.hold(runs, true)
+			r.Err = e.hold(runs, true)
 			return r
 		}
-		_, r.err = driver.WriteRuns(f, runs)
+		_, r.Err = driver.WriteRuns(f, runs)
 		return r
 	}
 	// Read-modify-write: read the span, lay the pieces over it in rank
 	// order (so on overlaps the higher rank wins, as in ROMIO's atomic
 	// mode), write it back in one call.
-	win := st.window.get(span.Len()) // without holes the pieces cover all of it
+	win := st.window.Get(span.Len()) // without holes the pieces cover all of it
 	if holes {
 		start := time.Now()
 		n, err := f.ReadAt(win, span.Start)
-		r.rmw += time.Since(start)
+		r.RMW += time.Since(start)
 		if err != nil && !errors.Is(err, io.EOF) {
-			r.err = err
+			r.Err = err
 			return r
 		}
 		clear(win[n:])
@@ -204,32 +205,32 @@ func (e *engine) writeRange(st *roundState, data []byte, sorted []entry, acc ioR
 		// sorted is by (offset, source): a stable sort by source gives
 		// each source's pieces in file order, sources in rank order.
 		order = slices.Clone(sorted)
-		slices.SortStableFunc(order, func(a, b entry) int { return a.src - b.src })
+		slices.SortStableFunc(order, func(a, b coll.Entry) int { return a.Src - b.Src })
 	}
 	for _, x := range order {
-		copy(win[x.off-span.Start:], e.pieceData(st, data, x))
+		copy(win[x.Off-span.Start:], e.pieceData(st, data, x))
 	}
 	start := time.Now()
-	_, r.err = f.WriteAt(win, span.Start)
-	r.io += time.Since(start)
+	_, r.Err = f.WriteAt(win, span.Start)
+	r.IO += time.Since(start)
 	return r
 }
 
 // pieceData is the data of a requested piece: in the received data, or,
 // for the aggregator's own pieces, in its own send data.
-func (e *engine) pieceData(st *roundState, data []byte, x entry) []byte {
+func (e *engine) pieceData(st *roundState, data []byte, x coll.Entry) []byte {
 	if st.self == nil {
-		return data[x.at : x.at+x.n]
+		return data[x.At : x.At+x.N]
 	}
-	at := x.at
+	at := x.At
 	switch {
-	case x.src == e.rank:
+	case x.Src == e.rank:
 		at -= st.selfAt
-		return st.self[at : at+x.n]
-	case x.src > e.rank:
+		return st.self[at : at+x.N]
+	case x.Src > e.rank:
 		at -= int64(len(st.self))
 	}
-	return data[at : at+x.n]
+	return data[at : at+x.N]
 }
 
 // smallPiece: pieces of a round averaging less than this many bytes are
@@ -239,13 +240,13 @@ const smallPiece = 1024
 
 // smallPieces reports whether sorted's pieces average under smallPiece
 // bytes (and there are enough of them for it to matter).
-func smallPieces(sorted []entry) bool {
+func smallPieces(sorted []coll.Entry) bool {
 	if len(sorted) < 16 {
 		return false
 	}
 	var total int64
 	for _, x := range sorted {
-		total += x.n
+		total += x.N
 	}
 	return total < smallPiece*int64(len(sorted))
 }

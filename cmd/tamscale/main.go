@@ -26,6 +26,7 @@ import (
 
 	"github.com/collio/collio/driver"
 	"github.com/collio/collio/hints"
+	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/layout"
 	"github.com/collio/collio/metrics"
@@ -175,10 +176,10 @@ func run(o *options, w io.Writer) error {
 func measure(o *options, pt *pattern, p, nn int, strategy string, perNode int) (row, error) {
 	nodeSize := p / nn
 	nodes := topo.Virtual(p, nodeSize)
-	ranges := make([]twophase.Range, p)
+	ranges := make([]coll.Range, p)
 	for r, bs := range pt.blocks {
 		if len(bs) > 0 {
-			ranges[r] = twophase.Range{Start: bs[0].off, End: bs[len(bs)-1].off + bs[len(bs)-1].n}
+			ranges[r] = coll.Range{Start: bs[0].off, End: bs[len(bs)-1].off + bs[len(bs)-1].n}
 		}
 	}
 	var aggs []int
@@ -203,7 +204,7 @@ func measure(o *options, pt *pattern, p, nn int, strategy string, perNode int) (
 		if err != nil {
 			return err
 		}
-		j := &twophase.Job{Comm: c, File: discard{}, Aggregators: aggs, Ranges: ranges, Access: a,
+		j := &coll.Job{Comm: c, File: discard{}, Aggregators: aggs, Ranges: ranges, Access: a,
 			BufSize: o.cb, Stats: &stats[r]}
 		if stripeCount > 0 {
 			j.Stripe, j.StripeCount, j.CoRatio = o.stripe, stripeCount, 1
@@ -268,7 +269,7 @@ func measure(o *options, pt *pattern, p, nn int, strategy string, perNode int) (
 }
 
 // access is a rank's contiguous buffer written through a view of its blocks.
-func access(bs []block) (twophase.Access, error) {
+func access(bs []block) (coll.Access, error) {
 	lens := make([]int, len(bs))
 	displs := make([]int64, len(bs))
 	var size int64
@@ -278,23 +279,23 @@ func access(bs []block) (twophase.Access, error) {
 	}
 	ft, err := layout.HIndexed(lens, displs, layout.Byte)
 	if err != nil {
-		return twophase.Access{}, err
+		return coll.Access{}, err
 	}
 	buf := make([]byte, size)
 	for i := range buf {
 		buf[i] = byte(i)
 	}
-	return twophase.Access{Buf: buf, Count: size, Filetype: ft, Size: size}, nil
+	return coll.Access{Buf: buf, Count: size, Filetype: ft, Size: size}, nil
 }
 
 // countPieces is the number of (offset, length) requests two-phase sends:
 // every rank's blocks cut at the windows of every round.
-func countPieces(pt *pattern, ranges []twophase.Range, aggs []int, o *options, stripeCount int) int64 {
-	span, ok := twophase.Span(ranges)
+func countPieces(pt *pattern, ranges []coll.Range, aggs []int, o *options, stripeCount int) int64 {
+	span, ok := coll.Span(ranges)
 	if !ok {
 		return 0
 	}
-	var wins []twophase.Range
+	var wins []coll.Range
 	if stripeCount > 0 {
 		active := twophase.ActiveAggregators(len(aggs), stripeCount, 1)
 		for m := 0; m < twophase.StripeRounds(span, o.stripe, active); m++ {
@@ -314,11 +315,11 @@ func countPieces(pt *pattern, ranges []twophase.Range, aggs []int, o *options, s
 			}
 		}
 	}
-	slices.SortFunc(wins, func(a, b twophase.Range) int { return int(a.Start - b.Start) })
+	slices.SortFunc(wins, func(a, b coll.Range) int { return int(a.Start - b.Start) })
 	var n int64
 	for _, bs := range pt.blocks {
 		for _, b := range bs {
-			i, _ := slices.BinarySearchFunc(wins, b.off, func(w twophase.Range, off int64) int {
+			i, _ := slices.BinarySearchFunc(wins, b.off, func(w coll.Range, off int64) int {
 				if w.End <= off {
 					return -1
 				}

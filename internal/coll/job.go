@@ -1,0 +1,189 @@
+package coll
+
+import (
+	"fmt"
+
+	"github.com/collio/collio/driver"
+	"github.com/collio/collio/internal/comm"
+	"github.com/collio/collio/layout"
+	"github.com/collio/collio/metrics"
+)
+
+// Range is one rank's access: the file bytes [Start, End). Start >= End
+// means the rank accesses nothing.
+type Range struct{ Start, End int64 }
+
+// Empty reports whether the range holds no bytes.
+func (r Range) Empty() bool { return r.Start >= r.End }
+
+// Len is the number of bytes in the range (0 if empty).
+func (r Range) Len() int64 { return max(0, r.End-r.Start) }
+
+// Span returns the smallest range covering every non-empty range, and
+// false if all are empty.
+func Span(ranges []Range) (Range, bool) {
+	var s Range
+	found := false
+	for _, r := range ranges {
+		if r.Empty() {
+			continue
+		}
+		if !found {
+			s, found = r, true
+			continue
+		}
+		s.Start = min(s.Start, r.Start)
+		s.End = max(s.End, r.End)
+	}
+	return s, found
+}
+
+// Interleaved is ROMIO's test for whether collective buffering pays:
+// taking the non-empty ranges in rank order, some range starts before the
+// previous one ends.
+func Interleaved(ranges []Range) bool {
+	prevEnd, have := int64(0), false
+	for _, r := range ranges {
+		if r.Empty() {
+			continue
+		}
+		if have && r.Start < prevEnd {
+			return true
+		}
+		prevEnd, have = r.End, true
+	}
+	return false
+}
+
+// Access is one rank's side of a collective call: the memory (Count
+// instances of MemType from the start of Buf; a nil MemType means Count
+// contiguous bytes) and the file side, the data bytes [DataStart,
+// DataStart+Size) of the view's stream (Filetype tiled from Disp).
+type Access struct {
+	Buf       []byte
+	MemType   *layout.Type
+	Count     int64
+	Disp      int64
+	Filetype  *layout.Type
+	DataStart int64
+	Size      int64
+}
+
+// MemContiguous reports whether the memory side is Size contiguous bytes
+// from Buf[0].
+func (a Access) MemContiguous() bool {
+	t := a.MemType
+	return t == nil || t.IsContiguous() && t.LB() == 0
+}
+
+// FileStream walks the view's file bytes in data order.
+func (a Access) FileStream() *layout.Stream { return layout.NewViewStream(a.Filetype, a.Disp) }
+
+// MemStream walks the memory side in data order.
+func (a Access) MemStream() *layout.Stream {
+	if a.MemContiguous() {
+		return layout.NewStream(layout.Bytes(a.Size), 0, 1)
+	}
+	return layout.NewStream(a.MemType, 0, a.Count)
+}
+
+// BytesBefore is how many bytes of the access lie before file offset end:
+// what a read returns when the file ends there.
+func (a Access) BytesBefore(end int64) (int64, error) {
+	before, err := a.FileStream().DataBefore(end)
+	if err != nil {
+		return 0, err
+	}
+	return min(max(before-a.DataStart, 0), a.Size), nil
+}
+
+// OwnBlocks is one rank's report for two-phase's own-blocks check: the
+// blocks of the grid its data touches and the sum of a hash over them.
+// Count < 0: not counted.
+type OwnBlocks struct {
+	Count int64
+	Hash  uint64
+}
+
+// Job is everything a collective call needs on one rank, whichever
+// strategy runs it.
+type Job struct {
+	Comm comm.Comm
+	// File is the open file; it may be nil on ranks that are not
+	// aggregators (romio_no_indep_rw).
+	File        driver.File
+	Aggregators []int   // ranks, in file-domain order
+	Ranges      []Range // every rank's access range, indexed by rank
+	Access      Access
+	BufSize     int64 // cb_buffer_size: bytes per aggregator per round
+	MinDomain   int64 // romio_min_fdomain_size
+	Stripe      int64 // striping_unit: align domain boundaries to it
+	// StripeCount > 0 (with Stripe) selects stripe-cyclic domains, as
+	// ROMIO's Lustre driver. CoRatio is romio_lustre_co_ratio
+	// (aggregators per storage target).
+	StripeCount int
+	CoRatio     int
+	// AffinityBlock > 0 (and at most BufSize, with two or more
+	// aggregators and no StripeCount) selects two-phase's affinity
+	// domains of blocks of this size.
+	AffinityBlock int64
+	// TotalBytes is the sum of every rank's Access.Size (known from the
+	// call's entry Allgather); affinity domains need it.
+	TotalBytes int64
+	// NodeOf, when set, is the node of every rank: affinity domains then
+	// give the blocks of a rank that does not aggregate to an aggregator
+	// on its node.
+	NodeOf []int
+	// Own, when set, is every rank's OwnBlocks report at grid OwnGrid
+	// (from the call's entry record): if the blocks tile the span, each
+	// rank touching its own, and every rank with data aggregates, two-phase
+	// runs the call without a plan or an exchange. It needs affinity
+	// domains to be allowed, as AffinityBlock does, but not their size.
+	OwnGrid int64
+	Own     []OwnBlocks
+	RMW     bool // read-modify-write windows with holes (else write each run)
+	Atomic  bool // lock each window; overlapping writes resolve by rank order
+	// Overlap runs each round's file I/O in a goroutine, behind the next
+	// round's exchange (two buffers on aggregators instead of one).
+	Overlap bool
+	// Buffers, when set, keeps exchange buffers between calls.
+	Buffers *Buffers
+	Stats   *metrics.Call
+}
+
+// Check validates what every rank must agree on for a job over n ranks;
+// the same inputs give the same verdict everywhere, so no rank proceeds
+// alone.
+func (j *Job) Check(n int) error {
+	if len(j.Ranges) != n {
+		return fmt.Errorf("%d ranges for %d ranks", len(j.Ranges), n)
+	}
+	if err := CheckAggregators(n, j.Aggregators); err != nil {
+		return err
+	}
+	return j.CheckBufSize()
+}
+
+// CheckBufSize checks that rounds can move data at all.
+func (j *Job) CheckBufSize() error {
+	if j.BufSize <= 0 {
+		return fmt.Errorf("buffer size %d must be positive", j.BufSize)
+	}
+	return nil
+}
+
+// CheckAggregators validates an aggregator list for n ranks: between 1
+// and n distinct ranks in [0, n).
+func CheckAggregators(n int, aggs []int) error {
+	if len(aggs) == 0 || len(aggs) > n {
+		return fmt.Errorf("%d aggregators for %d ranks", len(aggs), n)
+	}
+	seen := make(map[int]bool, len(aggs))
+	for _, a := range aggs {
+		if a < 0 || a >= n || seen[a] {
+			return fmt.Errorf("aggregator list %v has rank %d out of range or twice", aggs, a)
+		}
+		seen[a] = true
+	}
+	return nil
+}
