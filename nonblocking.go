@@ -19,6 +19,10 @@ type Request = adio.Request
 // order given.
 func WaitAll(reqs ...*Request) error { return adio.WaitAll(reqs...) }
 
+// WaitAny waits for one of the requests not completed yet and returns its
+// index and outcome; index -1 when none is left.
+func WaitAny(reqs ...*Request) (index int, n int64, err error) { return adio.WaitAny(reqs...) }
+
 // IWriteAtAll starts writing p at offset off (etypes) collectively.
 func (f *File) IWriteAtAll(p []byte, off int64) (*Request, error) {
 	return f.f.IWriteAtAll(adio.Bytes(p), off)

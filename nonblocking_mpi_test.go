@@ -85,12 +85,25 @@ func TestNonblockingCollective(t *testing.T) {
 				}
 			}
 			together(t, c, collio.WaitAll(reqs[2], reqs[3]), "%s: waitall", v.name)
+			if i, _, _ := collio.WaitAny(reqs[:4]...); i != -1 {
+				t.Errorf("%s: WaitAny over completed requests gave %d", v.name, i)
+			}
 
 			reads := make([][]byte, ops)
 			for i := range ops {
 				reads[i] = make([]byte, n)
 				reqs[i], err = files[i%2].IReadAtAll(reads[i], int64(i/2*n))
 				together(t, c, err, "%s: start read %d", v.name, i)
+			}
+			// Half by WaitAny, in whatever order they complete.
+			seen := map[int]bool{}
+			for range ops / 2 {
+				i, got, err := collio.WaitAny(reqs...)
+				together(t, c, err, "%s: waitany", v.name)
+				if i < 0 || seen[i] || got != int64(n) {
+					t.Errorf("%s: WaitAny gave request %d (%d bytes) again or wrongly", v.name, i, got)
+				}
+				seen[i] = true
 			}
 			together(t, c, collio.WaitAll(reqs...), "%s: wait reads", v.name)
 			for i := range ops {

@@ -2,6 +2,7 @@ package adio
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"sync/atomic"
 
@@ -236,6 +237,27 @@ func WaitAll(reqs ...*Request) error {
 // start failed on this rank, and the others learn that from their Wait).
 // The file completes it; Close does not count it as not waited for.
 func (r *Request) Release() { r.released.Store(true) }
+
+// WaitAny waits until one of the requests not yet completed completes, and
+// returns its index and outcome; index -1 when every request was nil or
+// already completed (by Wait, Test or an earlier WaitAny).
+func WaitAny(reqs ...*Request) (index int, n int64, err error) {
+	cases := make([]reflect.SelectCase, 0, len(reqs))
+	which := make([]int, 0, len(reqs))
+	for i, r := range reqs {
+		if r != nil && !r.waited {
+			cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(r.done)})
+			which = append(which, i)
+		}
+	}
+	if len(cases) == 0 {
+		return -1, 0, nil
+	}
+	k, _, _ := reflect.Select(cases)
+	i := which[k]
+	n, err = reqs[i].Wait()
+	return i, n, err
+}
 
 // outstanding describes the operations started and not waited for, or "".
 func (f *File) outstanding() string {
