@@ -86,5 +86,32 @@ func TestOpenKeepsPrivateCommunicators(t *testing.T) {
 
 		require.NoError(t, user.Free())
 		assert.Equal(t, before, mpi.Created(), "freeing the communicator frees what was kept with it")
+
+		// Warm (collio's MPI_Init does it for WORLD): the first open finds
+		// the duplicate ready; a second Warm with an idle entry does nothing.
+		user, err = c.Dup()
+		require.NoError(t, err)
+		kept := false
+		require.NoError(t, adio.Warm(user, func(dc comm.Comm, keep func(any, adio.Releaser)) error {
+			keep("extra", releaser{&kept})
+			return nil
+		}))
+		require.NoError(t, adio.Warm(user, nil))
+		assert.Equal(t, before+2, mpi.Created(), "the user's communicator and the warmed duplicate")
+		f = open("w")
+		assert.Equal(t, before+2, mpi.Created(), "the first open made no duplicate")
+		writeCheck(f, 20)
+		require.NoError(t, f.Close())
+		require.NoError(t, user.Free())
+		assert.True(t, kept, "what Warm's extra kept was released with the communicator")
+		assert.Equal(t, before, mpi.Created())
 	})
+}
+
+// releaser records that it was released.
+type releaser struct{ done *bool }
+
+func (r releaser) Release() error {
+	*r.done = true
+	return nil
 }

@@ -484,3 +484,41 @@ func (c shapedComm) Size() int { return c.size }
 // Unwrap gives the communicator underneath, for code that looks for its
 // type (virtual nodes, counting).
 func (c shapedComm) Unwrap() comm.Comm { return c.Comm }
+
+// Warm makes, collectively, the private duplicate of c that the first open
+// on c would make, with its node layout, and keeps it in c's pool (package
+// commpool): that open then finds it ready. extra may keep more with it
+// (the C library's shared-pointer window); it runs on every rank. A
+// failure on any rank leaves nothing kept, on every rank, and is returned.
+// Warm does nothing where c keeps no pool or already holds an idle entry.
+func Warm(c comm.Comm, extra func(dc comm.Comm, keep func(key any, v Releaser)) error) error {
+	pool := commpool.Of(c)
+	if pool == nil {
+		return nil
+	}
+	reuse, next := pool.Candidate()
+	if reuse != 0 {
+		return nil
+	}
+	dc, err := c.Dup()
+	if err != nil {
+		return err
+	}
+	e := commpool.NewEntry(shaped(dc), next)
+	nodes, err := topo.Discover(e.Comm, 0)
+	if err == nil {
+		e.SetValue(nodesKey{0}, keptNodes{nodes})
+		if extra != nil {
+			err = extra(e.Comm, e.SetValue)
+		}
+	}
+	if err := agree.Errors(e.Comm, err); err != nil {
+		e.Release()
+		return err
+	}
+	pool.Made(next)
+	if !pool.Put(e) {
+		return e.Release()
+	}
+	return nil
+}

@@ -1979,17 +1979,29 @@ static int want_multiple(void)
 	return v == NULL || (strcmp(v, "0") != 0 && strcmp(v, "off") != 0);
 }
 
+/* After MPI starts, collioGoWarm makes what the first open on
+ * MPI_COMM_WORLD needs (a duplicate, the node layout, the shared file
+ * pointer window): a few milliseconds of MPI_Init instead of the open. */
 int MPI_Init(int *argc, char ***argv)
 {
-	int provided;
+	int provided, rc;
 	if (!want_multiple())
-		return PMPI_Init(argc, argv);
-	return PMPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+		rc = PMPI_Init(argc, argv);
+	else
+		rc = PMPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+	if (rc == MPI_SUCCESS)
+		collioGoWarm();
+	return rc;
 }
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
+	int rc;
 	if (!want_multiple())
-		return PMPI_Init_thread(argc, argv, required, provided);
-	return PMPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, provided);
+		rc = PMPI_Init_thread(argc, argv, required, provided);
+	else
+		rc = PMPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, provided);
+	if (rc == MPI_SUCCESS)
+		collioGoWarm();
+	return rc;
 }

@@ -6,13 +6,17 @@ import "C"
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
+	"os"
 	"runtime/cgo"
 	"strings"
 	"unsafe"
 
 	"github.com/collio/collio/adio"
+	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/ioerr"
+	"github.com/collio/collio/internal/mpi"
 	"github.com/collio/collio/layout"
 )
 
@@ -397,6 +401,38 @@ func (f *file) closeSharedPointer() error {
 		return nil
 	}
 	return mpiErr(C.collio_shfp_set(f.win, 0), "resetting the shared file pointer")
+}
+
+// collioGoWarm runs in collio's MPI_Init, on every rank: it prepares for
+// the first open on MPI_COMM_WORLD what that open would otherwise make
+// (adio.Warm: a private duplicate, its node layout, and here the shared
+// file pointer window), when MPI starts rather than inside a timed open.
+// COLLIO_WARM=0 skips it.
+//
+//export collioGoWarm
+func collioGoWarm() {
+	if v := getenv("COLLIO_WARM"); v == "0" || v == "off" {
+		return
+	}
+	window := true
+	if v := getenv("COLLIO_SHARED_FP"); v == "0" || v == "off" {
+		window = false
+	}
+	err := adio.Warm(mpi.World(), func(dc comm.Comm, keep func(any, adio.Releaser)) error {
+		mc, ok := dc.(mpi.Comm)
+		if !window || !ok {
+			return nil
+		}
+		var w C.MPI_Win
+		if rc := C.collio_shfp_create(C.MPI_Comm(mc.Pointer()), 0, &w); rc != C.MPI_SUCCESS {
+			return mpiErr(rc, "creating the shared file pointer window")
+		}
+		keep(shfpKey{}, &shfpWindow{win: w})
+		return nil
+	})
+	if err != nil && verbose() > 0 {
+		fmt.Fprintf(os.Stderr, "collio[%d]: preparing for the first open at MPI_Init: %v\n", worldRank(), err)
+	}
 }
 
 // shfpKey keeps the shared file pointer window with a private communicator.
