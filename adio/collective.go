@@ -190,8 +190,12 @@ func (f *File) repeatsIndependent(write bool) (string, bool) {
 		return "", false
 	}
 	f.skipped[d]++
-	return fmt.Sprintf("the last %d agreed calls chose independent I/O: repeated without inter-rank communication (every %dth call checks again)", f.streak[d], recheckEvery), true
+	return repeatReason, true
 }
+
+// repeatReason is the reason COLLIO_STATS and Stats show for those calls;
+// one text, so a report groups them.
+var repeatReason = fmt.Sprintf("the agreed calls before chose independent I/O: repeated without inter-rank communication (every %dth call agrees again)", recheckEvery)
 
 // forgetPattern restarts the learning of repeatsIndependent: a new view,
 // hints or atomic mode may change the choice.
