@@ -102,8 +102,23 @@ func TestOpenKeepsPrivateCommunicators(t *testing.T) {
 		assert.Equal(t, before+2, mpi.Created(), "the first open made no duplicate")
 		writeCheck(f, 20)
 		require.NoError(t, f.Close())
+		f = open("w")
+		assert.Equal(t, before+2, mpi.Created(), "the next open reuses it from the pool")
+		require.NoError(t, f.Close())
 		require.NoError(t, user.Free())
 		assert.True(t, kept, "what Warm's extra kept was released with the communicator")
+		assert.Equal(t, before, mpi.Created())
+
+		// A spare made for one communicator serves the first open on a
+		// congruent one (IOR opens on a split of MPI_COMM_WORLD).
+		require.NoError(t, adio.Warm(c, nil))
+		split, err := c.Split(0, c.Rank())
+		require.NoError(t, err)
+		user = split
+		f = open("s")
+		assert.Equal(t, before+2, mpi.Created(), "the split and the spare, no new duplicate")
+		require.NoError(t, f.Close())
+		require.NoError(t, split.Free())
 		assert.Equal(t, before, mpi.Created())
 	})
 }

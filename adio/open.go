@@ -138,6 +138,10 @@ func (f *File) join(c comm.Comm, local error) error {
 	if pool != nil {
 		reuse, next = pool.Candidate()
 	}
+	if reuse == 0 {
+		// A duplicate made ahead (Warm) for a congruent communicator.
+		reuse = commpool.SpareFor(c)
+	}
 	var digest uint64
 	if f.hints != nil {
 		digest = f.hints.AgreeDigest()
@@ -173,7 +177,13 @@ func (f *File) join(c comm.Comm, local error) error {
 		pool.Poison()
 	}
 	var e *commpool.Entry
-	if sameReuse && reuse != 0 {
+	switch {
+	case sameReuse && commpool.IsSpare(reuse):
+		if e = commpool.TakeSpare(reuse); e != nil && pool != nil {
+			e.ID = next // c's own from now on
+			pool.Made(next)
+		}
+	case sameReuse && reuse != 0:
 		e = pool.Take(reuse)
 	}
 	if e == nil {
@@ -486,25 +496,23 @@ func (c shapedComm) Size() int { return c.size }
 func (c shapedComm) Unwrap() comm.Comm { return c.Comm }
 
 // Warm makes, collectively, the private duplicate of c that the first open
-// on c would make, with its node layout, and keeps it in c's pool (package
-// commpool): that open then finds it ready. extra may keep more with it
-// (the C library's shared-pointer window); it runs on every rank. A
-// failure on any rank leaves nothing kept, on every rank, and is returned.
-// Warm does nothing where c keeps no pool or already holds an idle entry.
+// on c would make, with its node layout, and keeps it as a spare (package
+// commpool): the first open on c, or on any communicator with the same
+// ranks in the same order (IOR opens on a split of MPI_COMM_WORLD), takes
+// it ready. extra may keep more with it (the C library's shared-pointer
+// window); it runs on every rank. A failure on any rank leaves nothing
+// kept, on every rank, and is returned. Warm does nothing for
+// communicators that cannot compare themselves (not MPI) or that a spare
+// already serves.
 func Warm(c comm.Comm, extra func(dc comm.Comm, keep func(key any, v Releaser)) error) error {
-	pool := commpool.Of(c)
-	if pool == nil {
-		return nil
-	}
-	reuse, next := pool.Candidate()
-	if reuse != 0 {
+	if _, ok := c.(commpool.Congruent); !ok || commpool.SpareFor(c) != 0 {
 		return nil
 	}
 	dc, err := c.Dup()
 	if err != nil {
 		return err
 	}
-	e := commpool.NewEntry(shaped(dc), next)
+	e := commpool.NewEntry(shaped(dc), 0)
 	nodes, err := topo.Discover(e.Comm, 0)
 	if err == nil {
 		e.SetValue(nodesKey{0}, keptNodes{nodes})
@@ -516,9 +524,6 @@ func Warm(c comm.Comm, extra func(dc comm.Comm, keep func(key any, v Releaser)) 
 		e.Release()
 		return err
 	}
-	pool.Made(next)
-	if !pool.Put(e) {
-		return e.Release()
-	}
+	commpool.AddSpare(e)
 	return nil
 }

@@ -186,3 +186,77 @@ func Of(c comm.Comm) *Pool {
 	}
 	return nil
 }
+
+// Congruent is implemented by communicators that can tell whether another
+// has the same ranks in the same order (MPI_Comm_compare: MPI_IDENT or
+// MPI_CONGRUENT), which is all a private duplicate needs to serve for it.
+type Congruent interface {
+	CongruentWith(other comm.Comm) bool
+}
+
+// Spares are entries made ahead of any open (adio.Warm at MPI_Init) that
+// an open on any communicator congruent with theirs may take. Every rank of
+// such a communicator holds the same spares (all were made collectively
+// over that same group), so all offer the same one.
+var spares struct {
+	sync.Mutex
+	list []*Entry
+}
+
+// spareBase marks spare IDs, apart from those pools hand out.
+const spareBase = 1 << 62
+
+// AddSpare makes e a spare; its ID becomes a spare ID (n-th spare).
+func AddSpare(e *Entry) {
+	spares.Lock()
+	defer spares.Unlock()
+	e.ID = spareBase + int64(len(spares.list)) + 1
+	spares.list = append(spares.list, e)
+}
+
+// SpareFor returns the ID of the first spare that can serve c, or 0.
+func SpareFor(c comm.Comm) int64 {
+	k, ok := unwrapTo[Congruent](c)
+	if !ok {
+		return 0
+	}
+	spares.Lock()
+	defer spares.Unlock()
+	for _, e := range spares.list {
+		if e != nil && k.CongruentWith(e.Comm) {
+			return e.ID
+		}
+	}
+	return 0
+}
+
+// TakeSpare removes and returns the spare with the given ID, or nil.
+func TakeSpare(id int64) *Entry {
+	spares.Lock()
+	defer spares.Unlock()
+	for i, e := range spares.list {
+		if e != nil && e.ID == id {
+			spares.list[i] = nil
+			return e
+		}
+	}
+	return nil
+}
+
+// IsSpare reports whether id is a spare's.
+func IsSpare(id int64) bool { return id > spareBase }
+
+func unwrapTo[T any](c comm.Comm) (T, bool) {
+	for c != nil {
+		if t, ok := c.(T); ok {
+			return t, true
+		}
+		u, ok := c.(interface{ Unwrap() comm.Comm })
+		if !ok {
+			break
+		}
+		c = u.Unwrap()
+	}
+	var zero T
+	return zero, false
+}

@@ -10,6 +10,7 @@ import (
 	"runtime/cgo"
 	"sync"
 
+	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/commpool"
 )
 
@@ -69,4 +70,35 @@ func collioPoolFinalizing() {
 	pools.Lock()
 	pools.finalizing = true
 	pools.Unlock()
+}
+
+var _ commpool.Congruent = Comm{}
+
+// CongruentWith reports whether other is an MPI communicator with the same
+// ranks in the same order as c (MPI_Comm_compare gives MPI_IDENT or
+// MPI_CONGRUENT). It is a local call.
+func (c Comm) CongruentWith(other comm.Comm) bool {
+	o, ok := unwrapMPI(other)
+	if !ok || c.usable("MPI_Comm_compare") != nil || o.usable("MPI_Comm_compare") != nil {
+		return false
+	}
+	var r C.int
+	if C.MPI_Comm_compare(c.c, o.c, &r) != C.MPI_SUCCESS {
+		return false
+	}
+	return r == C.MPI_IDENT || r == C.MPI_CONGRUENT
+}
+
+func unwrapMPI(c comm.Comm) (Comm, bool) {
+	for c != nil {
+		if m, ok := c.(Comm); ok {
+			return m, true
+		}
+		u, ok := c.(interface{ Unwrap() comm.Comm })
+		if !ok {
+			break
+		}
+		c = u.Unwrap()
+	}
+	return Comm{}, false
 }
