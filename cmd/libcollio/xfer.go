@@ -374,6 +374,40 @@ func (f *file) seekSharedRoot(off int64, wh int) error {
 	return mpiErr(C.collio_shfp_set(f.win, C.longlong(base+off)), "setting the shared file pointer")
 }
 
+// currentDisplacement is the displacement MPI_DISPLACEMENT_CURRENT stands
+// for in set_view: the byte offset of the shared file pointer in the view
+// being replaced (MPI-3.1 13.3). Collective; called after the ranks agreed
+// on set_view's arguments, so every rank's earlier shared-pointer calls are
+// done. Rank 0 reads the pointer and broadcasts the result.
+func (f *file) currentDisplacement() (int64, error) {
+	if !f.hasWin {
+		return 0, f.errNoSharedPointer()
+	}
+	c := f.comm
+	var msg [16]byte
+	var rootErr error
+	if c.Rank() == 0 {
+		var disp int64
+		pos, err := f.sharedPosition()
+		if err == nil {
+			disp, err = f.f.ByteOffset(pos)
+		}
+		rootErr = err
+		binary.LittleEndian.PutUint64(msg[:], uint64(disp))
+		binary.LittleEndian.PutUint64(msg[8:], uint64(int64(classOf(err))))
+	}
+	if err := c.Bcast(msg[:], 0); err != nil {
+		return 0, ioerr.Wrap(err, "set_view", f.path, c.Rank())
+	}
+	if rc := C.int(int64(binary.LittleEndian.Uint64(msg[8:]))); rc != C.MPI_SUCCESS {
+		if c.Rank() == 0 {
+			return 0, rootErr
+		}
+		return 0, errCode(rc, "reading the shared file pointer failed on rank 0 (see rank 0's error)")
+	}
+	return int64(binary.LittleEndian.Uint64(msg[:])), nil
+}
+
 func (f *file) sharedPosition() (int64, error) {
 	if !f.hasWin {
 		return 0, f.errNoSharedPointer()
