@@ -105,7 +105,7 @@ func collioGoClose(h C.uintptr_t, eh *unsafe.Pointer) C.int {
 	}
 	unregister(f)
 	*eh = unsafe.Pointer(f.eh)
-	if f.stats != nil {
+	if f.stats.reporting() {
 		f.report() // collective, before the file's communicator goes
 	}
 	rank := f.comm.Rank() // not after Close: the communicator goes with the file

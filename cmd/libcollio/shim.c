@@ -1598,3 +1598,30 @@ int collio_file_get_info(collio_file fh, MPI_Info *info)
 }
 
 int collio_file_set_info(collio_file fh, MPI_Info info) { return collioGoSetInfo(H(fh), (void *)info); }
+
+int collio_file_stats(MPI_File fh, collio_stats *st)
+{
+	if (st == NULL)
+		return MPI_ERR_ARG;
+	if (!OURS(fh))
+		return MPI_ERR_FILE;
+	return collioGoFileStats(H(fh), 0, st);
+}
+
+int collio_file_stats_all(MPI_File fh, collio_stats *sum, collio_stats *min, collio_stats *max)
+{
+	collio_stats t[3];
+	int rc;
+	if (!OURS(fh))
+		return MPI_ERR_FILE;
+	rc = collioGoFileStats(H(fh), 1, t);
+	if (rc != MPI_SUCCESS)
+		return rc;
+	if (sum != NULL)
+		*sum = t[0];
+	if (min != NULL)
+		*min = t[1];
+	if (max != NULL)
+		*max = t[2];
+	return MPI_SUCCESS;
+}

@@ -117,17 +117,15 @@ func (f *file) xfer(op int, off int64, buf unsafe.Pointer, count int64, dt unsaf
 		acc = adio.Access{Err: local}
 	}
 
-	var cs callStart
-	if f.stats != nil {
-		o := int64(-1)
-		switch kind {
-		case C.COLLIO_XAT, C.COLLIO_XAT_ALL:
-			o = off
-		case C.COLLIO_XIND, C.COLLIO_XALL:
-			o = f.f.Position()
-		}
-		cs, f.xoff = f.stats.begin(f, o), -1
+	o := int64(-1)
+	switch kind {
+	case C.COLLIO_XAT, C.COLLIO_XAT_ALL:
+		o = off
+	case C.COLLIO_XIND, C.COLLIO_XALL:
+		o = f.f.Position()
 	}
+	cs := f.stats.begin(f, o)
+	f.xoff = -1
 	var n int64
 	var err error
 	switch kind {
@@ -154,9 +152,7 @@ func (f *file) xfer(op int, off int64, buf unsafe.Pointer, count int64, dt unsaf
 	default:
 		err = errCode(C.MPI_ERR_INTERN, "unknown transfer kind %d", kind)
 	}
-	if f.stats != nil {
-		f.stats.end(f, cs, collective, read, f.xoff, acc.Size(), n, errors.Join(local, err))
-	}
+	f.stats.end(f, cs, collective, read, f.xoff, acc.Size(), n, errors.Join(local, err))
 	if local != nil {
 		return 0, local
 	}
