@@ -2,7 +2,8 @@
 ! `use mpi`: collective writes and reads through darray and subarray views,
 ! write_at_all, independent writes and reads at the individual file
 ! pointer, nonblocking calls, set_view/get_view with a blank-padded datarep,
-! hints through an info object, error returns and a Fortran error handler.
+! a PMPI_ name, MPI_BOTTOM (use mpi only), hints through an info object,
+! error returns and a Fortran error handler.
 !
 !   mpirun -np N fbasic OUTDIR
 !
@@ -40,6 +41,10 @@ program fbasic
   integer :: lstart(2), lsize(2), subsizes(2), starts(2)
   integer :: status(MPI_STATUS_SIZE), req, cnt, etype2, ftype2, amode
   integer(kind=MPI_OFFSET_KIND) :: off, disp, fsize
+#ifndef USE_MPIF_H
+  integer(kind=MPI_ADDRESS_KIND) :: addr(1)
+  integer :: btype
+#endif
   integer, allocatable :: lbuf(:), rbuf(:), whole(:)
   integer :: at(nat), atr(nat), ind(nind), indr(nind)
   character(len=4096) :: dir
@@ -146,6 +151,11 @@ program fbasic
   call MPI_File_get_size(fh, fsize, ierr)
   call check(ierr, 'get_size')
   if (fsize /= 16 + 4 * nx * ny) call fail('get_size after write_all subarray')
+  ! The profiling name reaches the same file.
+  fsize = -1
+  call PMPI_File_get_size(fh, fsize, ierr)
+  call check(ierr, 'PMPI_File_get_size')
+  if (fsize /= 16 + 4 * nx * ny) call fail('PMPI_File_get_size')
   call MPI_File_get_amode(fh, amode, ierr)
   if (amode /= MPI_MODE_CREATE + MPI_MODE_WRONLY) call fail('get_amode')
   call MPI_File_close(fh, ierr)
@@ -208,6 +218,24 @@ program fbasic
   do k = 1, nind
      if (indr(k) /= mod(rank + np - 1, np) * 1000 + k) call fail('iread_at: wrong data')
   end do
+#ifndef USE_MPIF_H
+  ! MPI_BOTTOM with a datatype of absolute addresses (use mpi only: with
+  ! mpif.h's implicit interfaces gfortran refuses the scalar MPI_BOTTOM
+  ! where arrays are passed elsewhere).
+  call MPI_Get_address(ind, addr(1), ierr)
+  call MPI_Type_create_hindexed(1, (/ nind /), addr, MPI_INTEGER, btype, ierr)
+  call MPI_Type_commit(btype, ierr)
+  off = (np + rank) * nind
+  call MPI_File_write_at_all(fh, off, MPI_BOTTOM, 1, btype, MPI_STATUS_IGNORE, ierr)
+  call check(ierr, 'write_at_all from MPI_BOTTOM')
+  call MPI_File_sync(fh, ierr)
+  call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  call MPI_File_sync(fh, ierr)
+  indr = -1
+  call MPI_File_read_at(fh, off, indr, nind, MPI_INTEGER, MPI_STATUS_IGNORE, ierr)
+  if (any(indr /= ind)) call fail('write_at_all from MPI_BOTTOM: wrong data')
+  call MPI_Type_free(btype, ierr)
+#endif
   call MPI_File_close(fh, ierr)
 
   ! Hints: collio reports cb_buffer_size as given and its own collio_* keys.
