@@ -2,8 +2,9 @@
 ! `use mpi`: collective writes and reads through darray and subarray views,
 ! write_at_all, independent writes and reads at the individual file
 ! pointer, nonblocking calls, set_view/get_view with a blank-padded datarep,
-! a PMPI_ name, MPI_BOTTOM (use mpi only), hints through an info object,
-! error returns and a Fortran error handler.
+! a PMPI_ name, MPI_BOTTOM (use mpi only), the shared file pointer and split
+! collectives, hints through an info object, error returns and a Fortran
+! error handler.
 !
 !   mpirun -np N fbasic OUTDIR
 !
@@ -41,6 +42,7 @@ program fbasic
   integer :: lstart(2), lsize(2), subsizes(2), starts(2)
   integer :: status(MPI_STATUS_SIZE), req, cnt, etype2, ftype2, amode
   integer(kind=MPI_OFFSET_KIND) :: off, disp, fsize
+  integer(kind=MPI_ADDRESS_KIND) :: ext
 #ifndef USE_MPIF_H
   integer(kind=MPI_ADDRESS_KIND) :: addr(1)
   integer :: btype
@@ -236,6 +238,70 @@ program fbasic
   if (any(indr /= ind)) call fail('write_at_all from MPI_BOTTOM: wrong data')
   call MPI_Type_free(btype, ierr)
 #endif
+  call MPI_File_close(fh, ierr)
+
+  ! Shared pointer and split collectives: write_ordered of 1 + rank
+  ! integers, seek_shared and get_position_shared, a split write_at_all
+  ! after them, a split read_all back, atomicity, group, type extent, size.
+  call MPI_File_open(MPI_COMM_WORLD, trim(dir) // '/ord.dat', MPI_MODE_CREATE + MPI_MODE_RDWR, MPI_INFO_NULL, &
+       fh, ierr)
+  call check(ierr, 'open ord.dat')
+  disp = 0
+  call MPI_File_set_view(fh, disp, MPI_INTEGER, MPI_INTEGER, 'native', MPI_INFO_NULL, ierr)
+  ind = rank + 1
+  call MPI_File_write_ordered(fh, ind, rank + 1, MPI_INTEGER, status, ierr)
+  call check(ierr, 'write_ordered')
+  call MPI_Get_count(status, MPI_INTEGER, cnt, ierr)
+  if (cnt /= rank + 1) call fail('write_ordered: status count')
+  call MPI_File_get_position_shared(fh, off, ierr)
+  call check(ierr, 'get_position_shared')
+  if (off /= np * (np + 1) / 2) call fail('get_position_shared after write_ordered')
+  call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  off = 0
+  call MPI_File_seek_shared(fh, off, MPI_SEEK_END, ierr)
+  call check(ierr, 'seek_shared')
+  call MPI_File_get_position_shared(fh, off, ierr)
+  if (off /= np * (np + 1) / 2) call fail('get_position_shared after seek_shared')
+  at = rank * 100 + (/ (k, k = 1, nat) /)
+  off = np * (np + 1) / 2 + rank * 2
+  call MPI_File_write_at_all_begin(fh, off, at, 2, MPI_INTEGER, ierr)
+  call check(ierr, 'write_at_all_begin')
+  call MPI_File_write_at_all_end(fh, at, status, ierr)
+  call check(ierr, 'write_at_all_end')
+  call MPI_Get_count(status, MPI_INTEGER, cnt, ierr)
+  if (cnt /= 2) call fail('write_at_all_end: status count')
+  call MPI_File_sync(fh, ierr)
+  call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  call MPI_File_sync(fh, ierr)
+  off = np * (np + 1) / 2 + mod(rank + 1, np) * 2
+  call MPI_File_seek(fh, off, MPI_SEEK_SET, ierr)
+  atr = -1
+  call MPI_File_read_all_begin(fh, atr, 2, MPI_INTEGER, ierr)
+  call check(ierr, 'read_all_begin')
+  call MPI_File_read_all_end(fh, atr, MPI_STATUS_IGNORE, ierr)
+  call check(ierr, 'read_all_end')
+  if (atr(1) /= mod(rank + 1, np) * 100 + 1 .or. atr(2) /= mod(rank + 1, np) * 100 + 2) &
+       call fail('read_all_end: wrong data')
+  call MPI_File_set_atomicity(fh, .true., ierr)
+  call check(ierr, 'set_atomicity')
+  call MPI_File_get_atomicity(fh, flag, ierr)
+  if (.not. flag) call fail('get_atomicity after set_atomicity(.true.)')
+  call MPI_File_set_atomicity(fh, .false., ierr)
+  call MPI_File_get_atomicity(fh, flag, ierr)
+  if (flag) call fail('get_atomicity after set_atomicity(.false.)')
+  call MPI_File_get_group(fh, i, ierr)
+  call check(ierr, 'get_group')
+  call MPI_Group_size(i, cnt, ierr)
+  if (cnt /= np) call fail('get_group: size')
+  call MPI_Group_free(i, ierr)
+  call MPI_File_get_type_extent(fh, MPI_INTEGER, ext, ierr)
+  call check(ierr, 'get_type_extent')
+  if (ext /= 4) call fail('get_type_extent')
+  fsize = 4 * (np * (np + 1) / 2 + 2 * np) + 8
+  call MPI_File_set_size(fh, fsize, ierr)
+  call check(ierr, 'set_size')
+  call MPI_File_get_size(fh, off, ierr)
+  if (off /= fsize) call fail('get_size after set_size')
   call MPI_File_close(fh, ierr)
 
   ! Hints: collio reports cb_buffer_size as given and its own collio_* keys.
