@@ -37,7 +37,7 @@ program fbasic
   implicit none
 #endif
   integer, parameter :: nx = 10, ny = 7, nat = 5, nind = 8
-  integer :: ierr, rank, np, fh, info, i, j, k, ftype, eh
+  integer :: ierr, rank, np, fh, info, i, j, k, ftype, eh, eh2
   integer :: dims(2), coords(2), gsizes(2), distribs(2), dargs(2), psizes(2)
   integer :: lstart(2), lsize(2), subsizes(2), starts(2)
   integer :: status(MPI_STATUS_SIZE), req, cnt, etype2, ftype2, amode
@@ -282,6 +282,8 @@ program fbasic
   call check(ierr, 'read_all_end')
   if (atr(1) /= mod(rank + 1, np) * 100 + 1 .or. atr(2) /= mod(rank + 1, np) * 100 + 2) &
        call fail('read_all_end: wrong data')
+  call MPI_File_set_info(fh, info, ierr)
+  call check(ierr, 'set_info')
   call MPI_File_set_atomicity(fh, .true., ierr)
   call check(ierr, 'set_atomicity')
   call MPI_File_get_atomicity(fh, flag, ierr)
@@ -319,6 +321,10 @@ program fbasic
   call check(ierr, 'create_errhandler')
   call MPI_File_set_errhandler(fh, eh, ierr)
   call check(ierr, 'set_errhandler')
+  call MPI_File_get_errhandler(fh, eh2, ierr)
+  call check(ierr, 'get_errhandler')
+  if (eh2 /= eh) call fail('get_errhandler returned another handler')
+  call MPI_Errhandler_free(eh2, ierr)
   off = 0
   call MPI_File_write_at(fh, off, at, 1, MPI_INTEGER, MPI_STATUS_IGNORE, ierr)
   call expect_class(ierr, MPI_ERR_READ_ONLY, 'write_at to a read-only file', 'read-only')
