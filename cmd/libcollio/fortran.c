@@ -139,8 +139,7 @@ void collio_file_open_f P_OPEN
 	if (name != NULL)
 		rc = MPI_File_open(PMPI_Comm_f2c(*comm), name, (int)*amode, INFO_OF(info), &c);
 	free(name);
-	if (rc == MPI_SUCCESS)
-		*fh = MPI_File_c2f(c);
+	*fh = MPI_File_c2f(c); /* MPI_FILE_NULL after a failure, as in C */
 	set_ierr(ierr, rc);
 }
 ALIASES(file_open, FILE_OPEN, File_open, P_OPEN);
