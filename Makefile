@@ -142,6 +142,7 @@ clean:
 #   make lib                          bin/libcollio.so and bin/collio.h
 #   make install [PREFIX=/usr/local]  lib/libcollio.so, include/collio.h, lib/pkgconfig/collio.pc under PREFIX
 #   make test-c                       C programs on NP ranks: host MPI-IO vs collio linked and preloaded,
+#                                     Fortran programs (mpif.h, use mpi, use mpi_f08) likewise on 4 and 3 ranks,
 #                                     and the C benchmarks (bench/c) once each, plain and preloaded, on 2 ranks
 PREFIX         ?= /usr/local
 COLLIO_VERSION ?= 0.1
@@ -159,6 +160,7 @@ install: lib
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(COLLIO_VERSION)|g' collio.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/collio.pc
 test-c: lib
 	@dir=$$(mktemp -d); $(MAKE) --no-print-directory install PREFIX=$$dir >/dev/null && \
-	NP=$(NP) testdata/c/run.sh $$dir $(BIN)/ctest; rc=$$?; rm -rf $$dir; \
+	NP=$(NP) testdata/c/run.sh $$dir $(BIN)/ctest; rc=$$?; \
+	testdata/fortran/run.sh $$dir $(BIN)/ftest || rc=1; rm -rf $$dir; \
 	testdata/c/benchsmoke.sh $(BIN)/libcollio.so $(BIN)/ctest || rc=1; exit $$rc
 test: test-c

@@ -81,6 +81,9 @@ func Typed(buf []byte, count int, t *Type) Buffer {
 // SetView sets the view (collective): the file is seen from byte disp as
 // filetype tiled without end, in units of etype. hints may change the hints
 // that are not open-only. The individual file pointer goes back to 0.
+// disp must be >= 0: MPI's MPI_DISPLACEMENT_CURRENT names the shared file
+// pointer's position, and the Go API has no shared file pointer; to start
+// a view where the individual pointer is, pass ByteOffset(Position()).
 func (f *File) SetView(disp int64, etype, filetype *Type, hints Hints) error {
 	return f.f.SetView(adio.View{Disp: disp, Etype: etype, Filetype: filetype}, hints)
 }

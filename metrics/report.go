@@ -296,6 +296,21 @@ func (k *Kind) stats() []*Stat {
 		&k.MsgsSent, &k.MsgsRecv, &k.BytesSent, &k.BytesRecv}
 }
 
+// Sum, Min and Max give the kind's counters over the ranks (their sum,
+// smallest and largest per-rank value) as Counters, for the C API.
+func (k *Kind) Sum() Counters { return k.pick(func(s Stat) int64 { return s.Sum }) }
+func (k *Kind) Min() Counters { return k.pick(func(s Stat) int64 { return s.Min }) }
+func (k *Kind) Max() Counters { return k.pick(func(s Stat) int64 { return s.Max }) }
+
+func (k *Kind) pick(v func(Stat) int64) Counters {
+	var c Counters
+	dst := c.fields()
+	for i, s := range k.stats() {
+		*dst[i] = v(*s)
+	}
+	return c
+}
+
 // ReportFormat names the layout of FileReport's JSON.
 const ReportFormat = "collio-stats/1"
 

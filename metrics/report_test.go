@@ -222,6 +222,16 @@ func TestAggregate(t *testing.T) {
 		t.Fatalf("strategies: %+v", rep.Strategies)
 	}
 
+	// Sum, Min, Max: each counter's statistic, field by field.
+	if s, lo, hi := cw.Sum(), cw.Min(), cw.Max(); s.Calls != 12 || lo.Calls != 3 || hi.Calls != 3 ||
+		s.IO != time.Duration(cw.IO.Sum) || lo.IO != 12*time.Millisecond || hi.IO != 21*time.Millisecond ||
+		s.Bytes != 12<<20 || hi.BytesRecv != cw.BytesRecv.Max || lo.Agree != time.Duration(cw.Agree.Min) {
+		t.Fatalf("Sum %+v Min %+v Max %+v of %+v", s, lo, hi, cw)
+	}
+	if iw.Max().Bytes != 3<<20 || iw.Min().Bytes != 0 {
+		t.Fatalf("independent writes: Max %+v Min %+v", iw.Max(), iw.Min())
+	}
+
 	// JSON: one line, the documented names.
 	b, err := json.Marshal(&rep)
 	if err != nil {

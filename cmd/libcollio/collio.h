@@ -75,6 +75,43 @@ int collio_set_atomicity(collio_file fh, int flag);
 int collio_file_get_info(collio_file fh, MPI_Info *info);
 int collio_file_set_info(collio_file fh, MPI_Info info);
 
+/* Per-file metrics: what the COLLIO_STATS report at MPI_File_close shows,
+ * while the file is open, whether COLLIO_STATS is set or not. Times are in
+ * nanoseconds. */
+typedef struct {
+	long long calls;            /* calls that succeeded */
+	long long failed;           /* calls that returned an error (not counted elsewhere) */
+	long long bytes;            /* data bytes moved */
+	long long pieces;           /* contiguous file pieces the calls touched */
+	long long rounds;           /* two-phase cycles (collective) */
+	long long aggregator_calls; /* collective calls in which this rank did file I/O for others */
+	long long plan_ns, req_exchange_ns, shuffle_ns, io_ns, rmw_ns, io_wait_ns, cache_drain_ns, agree_ns;
+	long long total_ns; /* time in the calls */
+	long long msgs_sent, msgs_recv, bytes_sent, bytes_recv;
+} collio_call_stats;
+
+typedef struct {
+	int ranks;         /* ranks the figures cover: 1 for collio_file_stats */
+	long long open_ns; /* time since open */
+	collio_call_stats collective_write, collective_read, independent_write, independent_read;
+	/* The last successful collective call's strategy ("twophase", ...) and
+	 * why it was chosen; empty before the first. Cut to fit, NUL-terminated. */
+	char strategy[32];
+	char reason[256];
+} collio_stats;
+
+/* This rank's figures for open collio file fh (an MPI_File from
+ * MPI_File_open, or collio_file_to_mpi of a collio_file). Independent
+ * calls count the shared-pointer ones. Not collective. MPI_ERR_FILE when
+ * fh is not an open collio file, MPI_ERR_ARG when st is NULL. */
+int collio_file_stats(MPI_File fh, collio_stats *st);
+
+/* The figures over the file's ranks, as the COLLIO_STATS report has them:
+ * each counter's sum, smallest and largest per-rank value (any of the
+ * three may be NULL). Collective over the file's communicator (one
+ * MPI_Allgather of about 600 bytes per rank). */
+int collio_file_stats_all(MPI_File fh, collio_stats *sum, collio_stats *min, collio_stats *max);
+
 /* The message of the last error on this process (any thread), truncated
  * to len-1 bytes; returns its full length. */
 int collio_last_error(char *buf, int len);

@@ -105,7 +105,7 @@ func collioGoClose(h C.uintptr_t, eh *unsafe.Pointer) C.int {
 	}
 	unregister(f)
 	*eh = unsafe.Pointer(f.eh)
-	if f.stats != nil {
+	if f.stats.reporting() {
 		f.report() // collective, before the file's communicator goes
 	}
 	rank := f.comm.Rank() // not after Close: the communicator goes with the file
@@ -151,6 +151,11 @@ func collioGoSetView(h C.uintptr_t, disp C.longlong, etype, ftype unsafe.Pointer
 	if err := agreeLocal(f.comm, f.ctx("set_view", local)); err != nil {
 		return fail(err)
 	}
+	if disp == C.MPI_DISPLACEMENT_CURRENT {
+		if view.Disp, err = f.currentDisplacement(); err != nil {
+			return fail(f.ctx("set_view", err))
+		}
+	}
 	if err := f.f.SetView(view, hs); err != nil {
 		return fail(f.ctx("set_view", err))
 	}
@@ -169,12 +174,11 @@ func collioGoSetView(h C.uintptr_t, disp C.longlong, etype, ftype unsafe.Pointer
 }
 
 // checkDisp checks a view's displacement: MPI allows a byte offset >= 0,
-// or MPI_DISPLACEMENT_CURRENT on a file opened with MPI_MODE_SEQUENTIAL
-// (which collio does not support).
+// or MPI_DISPLACEMENT_CURRENT on a file opened with MPI_MODE_SEQUENTIAL.
 func checkDisp(disp int64, sequential bool) error {
 	switch {
 	case disp == C.MPI_DISPLACEMENT_CURRENT && sequential:
-		return errCode(C.MPI_ERR_UNSUPPORTED_OPERATION, "displacement MPI_DISPLACEMENT_CURRENT is not supported")
+		return nil
 	case disp == C.MPI_DISPLACEMENT_CURRENT:
 		return errCode(C.MPI_ERR_ARG, "invalid displacement MPI_DISPLACEMENT_CURRENT: only files opened with MPI_MODE_SEQUENTIAL may use it")
 	case disp < 0:

@@ -42,8 +42,9 @@ type file struct {
 	win    C.MPI_Win
 	hasWin bool
 
-	// stats counts the calls for the report at close (COLLIO_STATS; nil
-	// when off); xoff is where the last shared or ordered transfer began.
+	// stats counts the calls (collio_file_stats, and the report at close
+	// with COLLIO_STATS); xoff is where the last shared or ordered
+	// transfer began.
 	stats *fileStats
 	xoff  int64
 

@@ -251,6 +251,7 @@ static void trace(const char *name, const char *where)
 struct eh_entry {
 	MPI_Errhandler eh;
 	MPI_File_errhandler_function *fn;
+	int fortran; /* fn takes Fortran arguments (MPI_Fint *file, MPI_Fint *code) */
 };
 static struct eh_entry *eh_table;
 static int eh_len, eh_cap;
@@ -258,12 +259,13 @@ static pthread_mutex_t eh_mu = PTHREAD_MUTEX_INITIALIZER;
 /* Serialises the use of MPI_FILE_NULL's handler slot in retain. */
 static pthread_mutex_t eh_null_mu = PTHREAD_MUTEX_INITIALIZER;
 
-static void eh_remember(MPI_Errhandler eh, MPI_File_errhandler_function *fn)
+static void eh_remember(MPI_Errhandler eh, MPI_File_errhandler_function *fn, int fortran)
 {
 	pthread_mutex_lock(&eh_mu);
 	for (int i = 0; i < eh_len; i++) {
 		if (eh_table[i].eh == eh) {
 			eh_table[i].fn = fn;
+			eh_table[i].fortran = fortran;
 			pthread_mutex_unlock(&eh_mu);
 			return;
 		}
@@ -280,17 +282,26 @@ static void eh_remember(MPI_Errhandler eh, MPI_File_errhandler_function *fn)
 	}
 	eh_table[eh_len].eh = eh;
 	eh_table[eh_len].fn = fn;
+	eh_table[eh_len].fortran = fortran;
 	eh_len++;
 	pthread_mutex_unlock(&eh_mu);
 }
 
-static MPI_File_errhandler_function *eh_lookup(MPI_Errhandler eh)
+void collio_remember_fortran_errhandler(MPI_Errhandler eh, void *fn)
+{
+	eh_remember(eh, (MPI_File_errhandler_function *)fn, 1);
+}
+
+static MPI_File_errhandler_function *eh_lookup(MPI_Errhandler eh, int *fortran)
 {
 	MPI_File_errhandler_function *fn = NULL;
 	pthread_mutex_lock(&eh_mu);
-	for (int i = 0; i < eh_len; i++)
-		if (eh_table[i].eh == eh)
+	for (int i = 0; i < eh_len; i++) {
+		if (eh_table[i].eh == eh) {
 			fn = eh_table[i].fn;
+			*fortran = eh_table[i].fortran;
+		}
+	}
 	pthread_mutex_unlock(&eh_mu);
 	return fn;
 }
@@ -379,8 +390,12 @@ static int invoke(MPI_File fh, MPI_Errhandler eh, int code, const char *name, co
 		PMPI_Abort(MPI_COMM_WORLD, cls);
 		return code;
 	}
-	MPI_File_errhandler_function *fn = eh_lookup(eh);
-	if (fn != NULL) {
+	int fortran = 0;
+	MPI_File_errhandler_function *fn = eh_lookup(eh, &fortran);
+	if (fn != NULL && fortran) {
+		MPI_Fint f = MPI_File_c2f(fh), c = (MPI_Fint)code;
+		((void (*)(MPI_Fint *, MPI_Fint *))(void *)fn)(&f, &c);
+	} else if (fn != NULL) {
 		MPI_File f = fh;
 		int c = code;
 		fn(&f, &c);
@@ -1348,7 +1363,7 @@ int MPI_File_create_errhandler(MPI_File_errhandler_function *function, MPI_Errha
 {
 	int rc = PMPI_File_create_errhandler(function, errhandler);
 	if (rc == MPI_SUCCESS)
-		eh_remember(*errhandler, function);
+		eh_remember(*errhandler, function, 0);
 	return rc;
 }
 
@@ -2004,4 +2019,31 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 	if (rc == MPI_SUCCESS)
 		collioGoWarm();
 	return rc;
+}
+
+int collio_file_stats(MPI_File fh, collio_stats *st)
+{
+	if (st == NULL)
+		return MPI_ERR_ARG;
+	if (!OURS(fh))
+		return MPI_ERR_FILE;
+	return collioGoFileStats(H(fh), 0, st);
+}
+
+int collio_file_stats_all(MPI_File fh, collio_stats *sum, collio_stats *min, collio_stats *max)
+{
+	collio_stats t[3];
+	int rc;
+	if (!OURS(fh))
+		return MPI_ERR_FILE;
+	rc = collioGoFileStats(H(fh), 1, t);
+	if (rc != MPI_SUCCESS)
+		return rc;
+	if (sum != NULL)
+		*sum = t[0];
+	if (min != NULL)
+		*min = t[1];
+	if (max != NULL)
+		*max = t[2];
+	return MPI_SUCCESS;
 }

@@ -49,6 +49,9 @@ void collio_note_error(int cls, const char *full, int nfull, const char *msg, in
 MPI_Errhandler collio_default_errhandler(void);
 int collio_errhandler_retain(MPI_Errhandler eh);
 void collio_errhandler_release(MPI_Errhandler eh);
+/* A file error handler made from Fortran: collio calls fn with Fortran
+ * arguments (fortran.c). */
+void collio_remember_fortran_errhandler(MPI_Errhandler eh, void *fn);
 
 /* Datatype helpers for the view's etype and filetype. */
 int collio_type_keep(MPI_Datatype t, MPI_Datatype *out);

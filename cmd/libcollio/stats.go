@@ -16,22 +16,23 @@ import (
 	"github.com/collio/collio/metrics"
 )
 
-// Per-file reports (COLLIO_STATS). With COLLIO_STATS set at open, every
-// rank counts its calls on the file (metrics.FileCounters: collective
-// calls from adio's record of each call, independent ones timed here);
-// MPI_File_close gathers the counters to every rank in one fixed-size
-// Allgather (about 600 bytes per rank) before the file is closed, and rank
-// 0 prints the report: COLLIO_STATS=1 as text on stderr, COLLIO_STATS=path
-// as one line of JSON appended to path (JSON Lines; "%p" in path becomes
-// rank 0's process id, "%%" a percent sign). Unset, 0 or empty: nothing
-// is counted, and close has no extra collective.
+// Per-file metrics. Every rank counts its calls on each open file
+// (metrics.FileCounters: collective calls from adio's record of each call,
+// independent ones timed here), for collio_file_stats and the reports.
+// With COLLIO_STATS set at open, MPI_File_close gathers the counters to
+// every rank in one fixed-size Allgather (about 600 bytes per rank) before
+// the file is closed, and rank 0 prints the report: COLLIO_STATS=1 as text
+// on stderr, COLLIO_STATS=path as one line of JSON appended to path (JSON
+// Lines; "%p" in path becomes rank 0's process id, "%%" a percent sign).
+// Unset, 0 or empty: no report, and close has no extra collective.
 
 // fileStats is one rank's account of one open file.
 type fileStats struct {
-	dest       string // "1": text on stderr; else a path template
+	dest       string // "": no report; "1": text on stderr; else a path template
 	opened     time.Time
 	counters   metrics.FileCounters
 	strategies metrics.Strategies // kept on rank 0 only
+	last       metrics.Call       // the last collective call that succeeded
 	seq        int64              // collective calls so far
 	rank       int
 	// timedOut: a collective call timed out (collio_collective_timeout),
@@ -39,14 +40,17 @@ type fileStats struct {
 	timedOut bool
 }
 
-// newFileStats reads COLLIO_STATS; nil when reports are off.
+// newFileStats reads COLLIO_STATS (whether to report at close).
 func newFileStats(rank int, opened time.Time) *fileStats {
 	v := strings.TrimSpace(getenv("COLLIO_STATS"))
-	if v == "" || v == "0" {
-		return nil
+	if v == "0" {
+		v = ""
 	}
 	return &fileStats{dest: v, opened: opened, rank: rank}
 }
+
+// reporting tells whether close gathers and reports the counters.
+func (s *fileStats) reporting() bool { return s.dest != "" }
 
 // callStart is what a transfer notes before it runs, for its record.
 type callStart struct {
@@ -85,41 +89,50 @@ func (s *fileStats) end(f *file, cs callStart, collective, read bool, offset, re
 	}
 	last, _ := f.f.Stats()
 	s.counters.AddCollective(last, pieces)
-	if s.rank == 0 {
+	s.last = last
+	if s.rank == 0 && s.reporting() {
 		s.strategies.Add(s.seq, last)
 	}
+}
+
+// gather collects every rank's counters (index = rank) on every rank
+// (collective), with the time since open.
+func (f *file) gather() ([]metrics.FileCounters, error) {
+	s := f.stats
+	s.counters.Open = time.Since(s.opened)
+	c := f.comm
+	mine := s.counters.Encode()
+	all := make([]byte, len(mine)*c.Size())
+	if err := c.Allgather(mine, all); err != nil {
+		return nil, fmt.Errorf("gathering the ranks' counters failed: %v", err)
+	}
+	ranks := make([]metrics.FileCounters, c.Size())
+	for r := range ranks {
+		var err error
+		if ranks[r], err = metrics.DecodeFileCounters(all[r*len(mine) : (r+1)*len(mine)]); err != nil {
+			return nil, err
+		}
+	}
+	return ranks, nil
 }
 
 // report gathers every rank's counters and has rank 0 print or append
 // the file's report. It is collective (close calls it on every rank).
 func (f *file) report() {
 	s := f.stats
-	s.counters.Open = time.Since(s.opened)
-	c := f.comm
 	if s.timedOut {
 		// Every rank that reaches close timed out too (the entry of a
 		// collective call has a deadline on every rank), so all skip.
 		fmt.Fprintf(os.Stderr, "collio[%d]: COLLIO_STATS: no report for %s: a collective call timed out\n", worldRank(), f.path)
 		return
 	}
-	mine := s.counters.Encode()
-	all := make([]byte, len(mine)*c.Size())
-	if err := c.Allgather(mine, all); err != nil {
-		if c.Rank() == 0 {
-			fmt.Fprintf(os.Stderr, "collio: COLLIO_STATS: no report for %s: gathering the ranks' counters failed: %v\n", f.path, err)
-		}
+	ranks, err := f.gather()
+	if f.comm.Rank() != 0 {
 		return
 	}
-	if c.Rank() != 0 {
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "collio: COLLIO_STATS: no report for %s: %v\n", f.path, err)
 		return
-	}
-	ranks := make([]metrics.FileCounters, c.Size())
-	for r := range ranks {
-		var err error
-		if ranks[r], err = metrics.DecodeFileCounters(all[r*len(mine) : (r+1)*len(mine)]); err != nil {
-			fmt.Fprintf(os.Stderr, "collio: COLLIO_STATS: no report for %s: %v\n", f.path, err)
-			return
-		}
 	}
 	rep := metrics.Aggregate(f.path, absPath(f.path), ranks, s.strategies.Groups)
 	rep.Closed = time.Now().Format(time.RFC3339)

@@ -136,17 +136,15 @@ func (f *file) xfer(op int, off int64, buf unsafe.Pointer, count int64, dt unsaf
 		return 0, nil
 	}
 
-	var cs callStart
-	if f.stats != nil {
-		o := int64(-1)
-		switch kind {
-		case C.COLLIO_XAT, C.COLLIO_XAT_ALL:
-			o = off
-		case C.COLLIO_XIND, C.COLLIO_XALL:
-			o = f.f.Position()
-		}
-		cs, f.xoff = f.stats.begin(f, o), -1
+	o := int64(-1)
+	switch kind {
+	case C.COLLIO_XAT, C.COLLIO_XAT_ALL:
+		o = off
+	case C.COLLIO_XIND, C.COLLIO_XALL:
+		o = f.f.Position()
 	}
+	cs := f.stats.begin(f, o)
+	f.xoff = -1
 	var n int64
 	var err error
 	switch kind {
@@ -173,9 +171,7 @@ func (f *file) xfer(op int, off int64, buf unsafe.Pointer, count int64, dt unsaf
 	default:
 		err = errCode(C.MPI_ERR_INTERN, "unknown transfer kind %d", kind)
 	}
-	if f.stats != nil {
-		f.stats.end(f, cs, collective, read, f.xoff, acc.Size(), n, errors.Join(local, err))
-	}
+	f.stats.end(f, cs, collective, read, f.xoff, acc.Size(), n, errors.Join(local, err))
 	if local != nil {
 		return 0, local
 	}
@@ -586,6 +582,40 @@ func (f *file) seekSharedRoot(off int64, wh int) error {
 		return errCode(C.MPI_ERR_ARG, "resulting offset %d is negative", base+off)
 	}
 	return mpiErr(C.collio_shfp_set(f.win, C.longlong(base+off)), "setting the shared file pointer")
+}
+
+// currentDisplacement is the displacement MPI_DISPLACEMENT_CURRENT stands
+// for in set_view: the byte offset of the shared file pointer in the view
+// being replaced (MPI-3.1 13.3). Collective; called after the ranks agreed
+// on set_view's arguments, so every rank's earlier shared-pointer calls are
+// done. Rank 0 reads the pointer and broadcasts the result.
+func (f *file) currentDisplacement() (int64, error) {
+	if !f.hasWin {
+		return 0, f.errNoSharedPointer()
+	}
+	c := f.comm
+	var msg [16]byte
+	var rootErr error
+	if c.Rank() == 0 {
+		var disp int64
+		pos, err := f.sharedPosition()
+		if err == nil {
+			disp, err = f.f.ByteOffset(pos)
+		}
+		rootErr = err
+		binary.LittleEndian.PutUint64(msg[:], uint64(disp))
+		binary.LittleEndian.PutUint64(msg[8:], uint64(int64(classOf(err))))
+	}
+	if err := c.Bcast(msg[:], 0); err != nil {
+		return 0, ioerr.Wrap(err, "set_view", f.path, c.Rank())
+	}
+	if rc := C.int(int64(binary.LittleEndian.Uint64(msg[8:]))); rc != C.MPI_SUCCESS {
+		if c.Rank() == 0 {
+			return 0, rootErr
+		}
+		return 0, errCode(rc, "reading the shared file pointer failed on rank 0 (see rank 0's error)")
+	}
+	return int64(binary.LittleEndian.Uint64(msg[:])), nil
 }
 
 func (f *file) sharedPosition() (int64, error) {

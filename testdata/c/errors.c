@@ -144,6 +144,11 @@ static void simple_errors(const char *dir)
 	rc = collio_loaded() ? MPI_File_set_view(fh, -1, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL) : MPI_SUCCESS;
 	expect_error(rc, MPI_ERR_ARG, 0, "set_view with displacement -1", "collio: set_view ", ed, rank_s,
 		     "invalid displacement -1: must be >= 0", NULL);
+	rc = collio_loaded()
+		     ? MPI_File_set_view(fh, MPI_DISPLACEMENT_CURRENT, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL)
+		     : MPI_SUCCESS;
+	expect_error(rc, MPI_ERR_ARG, 0, "set_view at MPI_DISPLACEMENT_CURRENT without MPI_MODE_SEQUENTIAL",
+		     "collio: set_view ", ed, "only files opened with MPI_MODE_SEQUENTIAL may use it", NULL);
 	rc = collio_loaded() ? MPI_File_write_at(fh, -1, v, 1, MPI_INT, MPI_STATUS_IGNORE) : MPI_SUCCESS;
 	expect_error(rc, MPI_ERR_ARG, 0, "write_at at offset -1", "collio: write_at ", ed, rank_s,
 		     "offset -1 is negative", NULL);

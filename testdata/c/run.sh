@@ -42,7 +42,8 @@ mpicc $cflags -o "$build/errors.host" "$here/errors.c" -ldl -lpthread || fail "c
 cc $cflags -o "$build/errors.collio" "$here/errors.c" $(pkg-config --cflags --libs collio) -ldl -lpthread ||
 	fail "compile errors against collio"
 mpicc $cflags -o "$build/stats.host" "$here/stats.c" -ldl || fail "compile stats"
-cc $cflags -o "$build/stats.collio" "$here/stats.c" $(pkg-config --cflags --libs collio) -ldl || fail "compile stats against collio"
+cc $cflags -DT_LINKED -o "$build/stats.collio" "$here/stats.c" $(pkg-config --cflags --libs collio) -ldl ||
+	fail "compile stats against collio"
 [ $failed = 0 ] || exit 1
 
 out=$(mktemp -d "${TMPDIR:-/tmp}/collio-c.XXXXXX")
@@ -135,6 +136,8 @@ done
 # count, counts 5 collective writes of 448 KiB and 3,073 pieces per rank, and
 # lists the strategies with their reasons; linked with COLLIO_STATS=path
 # (%p: rank 0's pid), the same as one line of valid JSON (statscheck.py).
+# The linked program checks collio_file_stats and collio_file_stats_all,
+# also in a run without COLLIO_STATS.
 before=$failed
 failed=0
 mkdir -p "$out/stats.host" "$out/stats.preload" "$out/stats.linked"
@@ -143,7 +146,12 @@ COLLIO_EXPECT=1 COLLIO_STATS=1 $mpirun -x COLLIO_EXPECT -x COLLIO_STATS -x LD_PR
 	"$out/stats.preload" >/dev/null 2>"$out/stats.err" || { cat "$out/stats.err"; fail "stats (preload) exited with $?"; }
 COLLIO_EXPECT=1 COLLIO_STATS="$out/stats.%p.json" $mpirun -x COLLIO_EXPECT -x COLLIO_STATS "$build/stats.collio" \
 	"$out/stats.linked" >/dev/null || fail "stats (linked) exited with $?"
-for mode in preload linked; do
+# collio_file_stats counts without COLLIO_STATS too (and there is no report).
+mkdir -p "$out/stats.nostats"
+COLLIO_EXPECT=1 $mpirun -x COLLIO_EXPECT "$build/stats.collio" "$out/stats.nostats" >/dev/null 2>"$out/stats.nostats.err" ||
+	{ cat "$out/stats.nostats.err"; fail "stats (linked, no COLLIO_STATS) exited with $?"; }
+grep -q 'collio stats' "$out/stats.nostats.err" && fail "stats: a report without COLLIO_STATS"
+for mode in preload linked nostats; do
 	cmp -s "$out/stats.host/stats.dat" "$out/stats.$mode/stats.dat" || fail "stats ($mode): stats.dat differs from the host MPI-IO's"
 done
 mib=$(awk -v n="$np" 'BEGIN { printf "%.2f", n * 448 / 1024 }')
