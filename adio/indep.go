@@ -99,7 +99,11 @@ func (f *File) lockAtomic(v View, a Access, off int64, exclusive bool) (func(), 
 // the file can be read (not write-only, no E10 cache).
 func (f *File) sieves(write bool) bool {
 	if write {
-		return f.dsWriteOK && f.cfg.ds[1] != hints.Disable
+		// While nonblocking transfers are in flight on the file, no write
+		// may read-modify-write: a window read by one could be written
+		// back over the bytes another wrote meanwhile (transfers of
+		// disjoint bytes whose windows overlap).
+		return f.dsWriteOK && len(f.pending) == 0 && f.cfg.ds[1] != hints.Disable
 	}
 	return f.cfg.ds[0] != hints.Disable
 }
