@@ -1775,11 +1775,24 @@ static int settle(int n, struct greq **held, const int *done, MPI_Status statuse
 	return statuses != MPI_STATUSES_IGNORE ? MPI_ERR_IN_STATUS : first;
 }
 
+/* greq_block waits, without spinning, for the transfer behind g when it
+ * has not finished yet (PMPI_Wait would poll the progress engine on a core
+ * the transfer's own threads need). */
+static void greq_block(struct greq *g)
+{
+	pthread_mutex_lock(&greq_mu);
+	uintptr_t t = g->token;
+	pthread_mutex_unlock(&greq_mu);
+	if (t != 0)
+		collioGoIWait(t);
+}
+
 int MPI_Wait(MPI_Request *request, MPI_Status *status)
 {
 	struct greq *g = request != NULL ? greq_hold(*request) : NULL;
 	if (g == NULL)
 		return PMPI_Wait(request, status);
+	greq_block(g);
 	greq_wrapped++;
 	int rc = PMPI_Wait(request, status);
 	greq_wrapped--;
@@ -1827,6 +1840,13 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
 			free(held);
 		return PMPI_Waitall(count, requests, statuses);
 	}
+	int all_ours = 1;
+	for (int i = 0; i < count; i++)
+		all_ours &= held[i] != NULL || requests[i] == MPI_REQUEST_NULL;
+	if (all_ours) /* else the program's own requests need the progress engine */
+		for (int i = 0; i < count; i++)
+			if (held[i] != NULL)
+				greq_block(held[i]);
 	greq_wrapped++;
 	int rc = PMPI_Waitall(count, requests, statuses);
 	greq_wrapped--;

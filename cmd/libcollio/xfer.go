@@ -333,6 +333,15 @@ func collioGoIFinish(token C.uintptr_t, nbytes *C.longlong) C.int {
 	return fail(x.f.ctx(opName(x.op), err))
 }
 
+// collioGoIWait blocks the calling thread until the transfer completes,
+// without spinning: MPI_Wait on collio's request then returns at once,
+// and the cores stay with the threads that move the data.
+//
+//export collioGoIWait
+func collioGoIWait(token C.uintptr_t) {
+	<-cgo.Handle(token).Value().(*asyncXfer).r.Done()
+}
+
 // collioGoIRelease forgets a token (the request was freed).
 //
 //export collioGoIRelease
