@@ -1,0 +1,81 @@
+// Package place computes data-locality-aware process placement for
+// collective writes (the SetMatch algorithm of Venkatesan's thesis,
+// chapter 3): from each rank's file access and two-phase's file domains it
+// builds the application matrix (bytes each rank sends to each
+// aggregator), maps ranks onto nodes so that those bytes stay on their
+// node, and counts the bytes that cross nodes under a mapping. It is pure:
+// no I/O, no communication.
+package place
+
+import (
+	"fmt"
+
+	"github.com/collio/collio/layout"
+	"github.com/collio/collio/twophase"
+)
+
+// Access is one rank's side of a collective write: Size data bytes of the
+// file view Filetype tiled from Disp, starting at the view's first data
+// byte. A nil Filetype means contiguous bytes from Disp.
+type Access struct {
+	Disp     int64
+	Filetype *layout.Type
+	Size     int64
+}
+
+func (a Access) stream() *layout.Stream {
+	if a.Filetype == nil {
+		return layout.NewStream(layout.Bytes(max(a.Size, 1)), a.Disp, 1)
+	}
+	return layout.NewViewStream(a.Filetype, a.Disp)
+}
+
+// Range returns the file bytes [first, last+1) the access touches, empty
+// for an access of no bytes.
+func (a Access) Range() (twophase.Range, error) {
+	if a.Size <= 0 {
+		return twophase.Range{}, nil
+	}
+	s := a.stream()
+	if err := s.SeekData(0); err != nil {
+		return twophase.Range{}, err
+	}
+	first, _, ok := s.Next(1)
+	if !ok {
+		return twophase.Range{}, fmt.Errorf("place: the view holds no data")
+	}
+	if err := s.SeekData(a.Size - 1); err != nil {
+		return twophase.Range{}, err
+	}
+	last, _, ok := s.Next(1)
+	if !ok {
+		return twophase.Range{}, fmt.Errorf("place: the view holds fewer than %d bytes", a.Size)
+	}
+	return twophase.Range{Start: first, End: last + 1}, nil
+}
+
+// bytesIn returns the access's data bytes whose file offsets lie in each
+// of the sorted, disjoint domains, calling fn for each domain with data.
+func (a Access) bytesIn(s *layout.Stream, r twophase.Range, domains []twophase.Range, fn func(d int, n int64)) error {
+	if r.Empty() {
+		return nil
+	}
+	for d, dom := range domains {
+		if dom.Empty() || dom.End <= r.Start || dom.Start >= r.End {
+			continue
+		}
+		lo, err := s.DataBefore(dom.Start)
+		if err != nil {
+			return err
+		}
+		hi, err := s.DataBefore(dom.End)
+		if err != nil {
+			return err
+		}
+		lo, hi = min(lo, a.Size), min(hi, a.Size)
+		if hi > lo {
+			fn(d, hi-lo)
+		}
+	}
+	return nil
+}
