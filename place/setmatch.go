@@ -31,10 +31,10 @@ const DefaultMinFraction = 0.1
 //
 // collio gives file domain d to the lowest rank of the d-th node in order
 // of lowest ranks, so node d's aggregator is the one intended only when
-// the nodes' lowest ranks rise with d. SetMatch therefore also builds the
-// variant in which ranks 0..nodes-1 are swapped onto nodes 0..nodes-1
-// (anchors, moving little data when the sets' lowest ranks are out of
-// order), and returns whichever of the two crosses fewer bytes.
+// the nodes' lowest ranks rise with d. SetMatch therefore also matches
+// under that rule (matchLed), with node d's lowest rank chosen from the
+// set of aggregator d where the order allows, or ranks 0..nodes-1, and
+// returns whichever mapping crosses fewest bytes.
 func (p *Problem) SetMatch(minFraction float64) (Mapping, error) {
 	if minFraction < 0 || minFraction > 1 {
 		return nil, fmt.Errorf("place: SetMatch threshold %g is outside [0,1]", minFraction)
@@ -55,10 +55,12 @@ func (p *Problem) SetMatch(minFraction float64) (Mapping, error) {
 			return nil, err
 		}
 		sets := makeSets(mat, int64(minFraction*float64(mat.Max())))
-		m := matchSets(mat, mergeSets(sets, naggs, ranks), nodes, cores)
-		anchored := slices.Clone(m)
-		anchor(mat, anchored, nodes, cores)
-		for _, cand := range []Mapping{m, anchored} {
+		cands := []Mapping{
+			matchSets(mat, mergeSets(sets, naggs, ranks), nodes, cores),
+			matchLed(mat, leaders(mat, nodes, cores, true), nodes, cores),
+			matchLed(mat, leaders(mat, nodes, cores, false), nodes, cores),
+		}
+		for _, cand := range cands {
 			c, _, err := p.Crossing(cand)
 			if err != nil {
 				return nil, err
@@ -148,16 +150,9 @@ func matchSets(mat *Matrix, sets []appSet, nodes, cores int) Mapping {
 	load := make([]int, nodes)
 	// claim[k]: ranks not placed yet whose main aggregator is on node k.
 	claim := make([]int, nodes)
-	mainAgg := make([]int, len(m))
-	for r := range m {
-		mainAgg[r] = -1
-		var most int64
-		for _, c := range mat.Rows[r] {
-			if c.Bytes > most {
-				most, mainAgg[r] = c.Bytes, c.Agg
-			}
-		}
-		if a := mainAgg[r]; a >= 0 && a < nodes {
+	mainAgg := mainAggs(mat)
+	for _, a := range mainAgg {
+		if a >= 0 && a < nodes {
 			claim[a]++
 		}
 	}
@@ -221,50 +216,94 @@ func mainBytes(mat *Matrix, r int) int64 {
 	return most
 }
 
-// bytesTo is what rank r sends to aggregator a (0 for a past the matrix).
-func bytesTo(mat *Matrix, r, a int) int64 {
-	for _, c := range mat.Rows[r] {
-		if c.Agg == a {
-			return c.Bytes
+// leaders chooses, for each node d, the rank that will be its lowest
+// (collio's aggregator of domain d): rising with d, and at most d*cores
+// so that the ranks below it fit the nodes before d. With bySet, node d's
+// leader is the lowest such rank whose main aggregator is d, where there
+// is one; otherwise (and as the fallback) the next rank.
+func leaders(mat *Matrix, nodes, cores int, bySet bool) []int {
+	main := mainAggs(mat)
+	l := make([]int, 0, nodes)
+	next := 0
+	for d := 0; d < nodes && next < mat.Ranks(); d++ {
+		pick := next
+		if bySet {
+			for r := next; r < mat.Ranks() && r <= d*cores; r++ {
+				if main[r] == d {
+					pick = r
+					break
+				}
+			}
 		}
+		l = append(l, pick)
+		next = pick + 1
 	}
-	return 0
+	return l
 }
 
-// anchor swaps rank k onto node k for k < nodes, so that the nodes'
-// lowest ranks are 0..nodes-1 in node order and collio's aggregator of
-// domain k is rank k on node k. Each swap partner is the rank on node k
-// (other than an anchor already placed) that loses least by moving to
-// rank k's node; rank k moves alone when node k has a free core and no
-// rank there gains by the swap.
-func anchor(mat *Matrix, m Mapping, nodes, cores int) {
-	onNode := make([][]int, nodes)
-	for r, k := range m {
-		onNode[k] = append(onNode[k], r)
+// mainAggs is each rank's main aggregator (most bytes), -1 for none.
+func mainAggs(mat *Matrix) []int {
+	main := make([]int, mat.Ranks())
+	for r, row := range mat.Rows {
+		main[r] = -1
+		var most int64
+		for _, c := range row {
+			if c.Bytes > most {
+				most, main[r] = c.Bytes, c.Agg
+			}
+		}
 	}
-	for k := 0; k < nodes && k < len(m); k++ {
-		from := m[k]
-		if from == k {
+	return main
+}
+
+// matchLed matches the ranks to the nodes under collio's aggregator rule:
+// node d's lowest rank is lead[d], so a rank r may join node d only if
+// lead[d] < r. Ranks go in increasing order (the most constrained first)
+// to their main aggregator's node when allowed and free, else to the
+// allowed free node they send most to, else to the allowed node with most
+// cores left unclaimed by later ranks.
+func matchLed(mat *Matrix, lead []int, nodes, cores int) Mapping {
+	m := make(Mapping, mat.Ranks())
+	load := make([]int, nodes)
+	claim := make([]int, nodes)
+	main := mainAggs(mat)
+	isLead := map[int]bool{}
+	for d, r := range lead {
+		isLead[r] = true
+		m[r], load[d] = d, 1
+	}
+	for r, a := range main {
+		if !isLead[r] && a >= 0 && a < nodes {
+			claim[a]++
+		}
+	}
+	allowed := 0 // nodes 0..allowed-1 have a leader below r
+	for r := range m {
+		for allowed < len(lead) && lead[allowed] < r {
+			allowed++
+		}
+		if isLead[r] {
 			continue
 		}
-		best, bestGain := -1, int64(0)
-		for _, y := range onNode[k] {
-			if y <= k {
-				continue
-			}
-			gain := bytesTo(mat, y, from) - bytesTo(mat, y, k)
-			if best < 0 || gain > bestGain {
-				best, bestGain = y, gain
+		if a := main[r]; a >= 0 && a < nodes {
+			claim[a]--
+		}
+		best := -1
+		var bestBytes int64
+		for _, c := range mat.Rows[r] {
+			if c.Agg < allowed && load[c.Agg] < cores && (best < 0 || c.Bytes > bestBytes) {
+				best, bestBytes = c.Agg, c.Bytes
 			}
 		}
-		full := len(onNode[k]) >= cores
-		onNode[from] = slices.DeleteFunc(onNode[from], func(r int) bool { return r == k })
-		onNode[k] = append(onNode[k], k)
-		m[k] = k
-		if best >= 0 && (full || bestGain > 0) {
-			onNode[k] = slices.DeleteFunc(onNode[k], func(r int) bool { return r == best })
-			onNode[from] = append(onNode[from], best)
-			m[best] = from
+		if best < 0 {
+			for k := range allowed {
+				if load[k] < cores && (best < 0 || cores-load[k]-claim[k] > cores-load[best]-claim[best]) {
+					best = k
+				}
+			}
 		}
+		m[r] = best
+		load[best]++
 	}
+	return m
 }
