@@ -119,29 +119,38 @@ func (f *placeFlags) run(stdout io.Writer) error {
 		return err
 	}
 	n := len(acc)
+	defaults := []struct {
+		name, form string
+		m          place.Mapping
+	}{{"byslot", "--map-by slot", place.BySlot(n, arch)}, {"bynode", "--map-by node", place.ByNode(n, arch)}}
 	fmt.Fprintf(stdout, "%s: %d ranks on %d nodes x %d cores", what, n, f.nodes, f.cores)
 	if f.cbNodes > 0 {
 		fmt.Fprintf(stdout, ", cb_nodes=%d", f.cbNodes)
 	}
 	fmt.Fprintf(stdout, "\n\n| mapping | nodes used | aggregators | bytes crossing nodes | of all bytes |\n|---|---:|---:|---:|---:|\n")
-	for _, c := range []struct {
-		name string
-		m    place.Mapping
-	}{{"byslot", place.BySlot(n, arch)}, {"bynode", place.ByNode(n, arch)}, {"setmatch", sm}} {
+	crossing := map[string]int64{}
+	for _, c := range append(defaults, struct {
+		name, form string
+		m          place.Mapping
+	}{"setmatch", "", sm}) {
 		cross, total, err := p.Crossing(c.m)
 		if err != nil {
 			return err
 		}
+		crossing[c.name] = cross
 		fmt.Fprintf(stdout, "| %s | %d | %d | %d | %.1f%% |\n", c.name, c.m.Nodes().Count(), len(p.Aggregators(c.m)),
 			cross, 100*float64(cross)/float64(max(total, 1)))
 	}
 	fmt.Fprintf(stdout, "\nSetMatch took %s. Domains: ROMIO's rule (collio_file_domains=aligned or even);\n", took.Round(time.Microsecond))
 	fmt.Fprintf(stdout, "collio's default affinity domains move blocks to their writer's node at run time.\n")
-	switch {
-	case slices.Equal(sm, place.BySlot(n, arch)):
-		fmt.Fprintf(stdout, "SetMatch is byslot: mpirun --map-by slot (with %d slots per host) suffices.\n", f.cores)
-	case slices.Equal(sm, place.ByNode(n, arch)):
-		fmt.Fprintf(stdout, "SetMatch is bynode: mpirun --map-by node suffices.\n")
+	for _, d := range defaults {
+		switch {
+		case slices.Equal(sm, d.m):
+			fmt.Fprintf(stdout, "SetMatch is %s: mpirun %s (with %d slots per host) suffices.\n", d.name, d.form, f.cores)
+		case crossing[d.name] < crossing["setmatch"]:
+			fmt.Fprintf(stdout, "%s crosses fewer bytes than SetMatch here: mpirun %s (with %d slots per host) is the better choice.\n",
+				d.name, d.form, f.cores)
+		}
 	}
 	rf := rankfile(sm, hosts)
 	if f.rankfile == "" {
