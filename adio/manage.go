@@ -149,6 +149,7 @@ func (f *File) Close() error {
 		// The peers may be stuck in the failed call: close locally only.
 		f.closed = true
 		f.closeDriverFile()
+		f.stopRecording()
 		return f.errf(ioerr.ErrBadFile, "close", "closed locally after an earlier collective call failed: %v", f.broken)
 	}
 	if err := f.usable("close"); err != nil {
@@ -156,6 +157,7 @@ func (f *File) Close() error {
 	}
 	f.closed = true
 	f.buffers = twophase.Buffers{}
+	f.stopRecording()
 	err := f.agree("close", f.closeDriverFile())
 	if err == nil && f.mode&ModeDeleteOnClose != 0 {
 		var derr error

@@ -14,18 +14,19 @@ import (
 	"github.com/collio/collio/twophase"
 )
 
-// Access is one rank's side of a collective write: Size data bytes of the
-// file view Filetype tiled from Disp, starting at the view's first data
-// byte. A nil Filetype means contiguous bytes from Disp.
+// Access is one rank's side of a collective write: the data bytes
+// [DataStart, DataStart+Size) of the file view Filetype tiled from Disp.
+// A nil Filetype means contiguous bytes from Disp.
 type Access struct {
-	Disp     int64
-	Filetype *layout.Type
-	Size     int64
+	Disp      int64
+	Filetype  *layout.Type
+	DataStart int64
+	Size      int64
 }
 
 func (a Access) stream() *layout.Stream {
 	if a.Filetype == nil {
-		return layout.NewStream(layout.Bytes(max(a.Size, 1)), a.Disp, 1)
+		return layout.NewStream(layout.Bytes(max(a.DataStart+a.Size, 1)), a.Disp, 1)
 	}
 	return layout.NewViewStream(a.Filetype, a.Disp)
 }
@@ -37,19 +38,19 @@ func (a Access) Range() (twophase.Range, error) {
 		return twophase.Range{}, nil
 	}
 	s := a.stream()
-	if err := s.SeekData(0); err != nil {
+	if err := s.SeekData(a.DataStart); err != nil {
 		return twophase.Range{}, err
 	}
 	first, _, ok := s.Next(1)
 	if !ok {
 		return twophase.Range{}, fmt.Errorf("place: the view holds no data")
 	}
-	if err := s.SeekData(a.Size - 1); err != nil {
+	if err := s.SeekData(a.DataStart + a.Size - 1); err != nil {
 		return twophase.Range{}, err
 	}
 	last, _, ok := s.Next(1)
 	if !ok {
-		return twophase.Range{}, fmt.Errorf("place: the view holds fewer than %d bytes", a.Size)
+		return twophase.Range{}, fmt.Errorf("place: the view holds fewer than %d bytes", a.DataStart+a.Size)
 	}
 	return twophase.Range{Start: first, End: last + 1}, nil
 }
@@ -72,7 +73,8 @@ func (a Access) bytesIn(s *layout.Stream, r twophase.Range, domains []twophase.R
 		if err != nil {
 			return err
 		}
-		lo, hi = min(lo, a.Size), min(hi, a.Size)
+		end := a.DataStart + a.Size
+		lo, hi = min(max(lo, a.DataStart), end), min(max(hi, a.DataStart), end)
 		if hi > lo {
 			fn(d, hi-lo)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/collio/collio/layout"
+	"github.com/collio/collio/record"
 )
 
 // Grid is a Cartesian process grid over a global array split in blocks
@@ -118,6 +119,20 @@ func (p IOR) Accesses() ([]Access, error) {
 	acc := make([]Access, p.Ranks)
 	for r := range acc {
 		acc[r] = Access{Disp: int64(r) * p.Block, Filetype: t, Size: int64(p.Segments) * p.Block}
+	}
+	return acc, nil
+}
+
+// FromRecord turns one recorded collective call (record.ReadCall: every
+// rank's side) into the ranks' accesses.
+func FromRecord(calls []record.Call) ([]Access, error) {
+	acc := make([]Access, len(calls))
+	for r, c := range calls {
+		t, err := c.Filetype()
+		if err != nil {
+			return nil, fmt.Errorf("place: rank %d: %w", r, err)
+		}
+		acc[r] = Access{Disp: c.Disp, Filetype: t, DataStart: c.Start, Size: c.Bytes}
 	}
 	return acc, nil
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"github.com/collio/collio/hints"
 	"github.com/collio/collio/internal/benchutil"
 	"github.com/collio/collio/place"
+	"github.com/collio/collio/record"
 )
 
 const placeUsage = `usage: collio place -nodes N -cores-per-node C PATTERN [options]
@@ -33,6 +35,9 @@ SetMatch. PATTERN is one of:
         coll_perf: an S x S x S int32 array over MPI_Dims_create's grid
   -pattern ior-segmented -ranks N -block-size B
   -pattern ior-strided -ranks N -block-size B -segments K
+  -record DIR [-file NAME] [-call N]
+        a collective write recorded with COLLIO_RECORD=DIR (default: the
+        first one; -file when DIR holds records of several files)
 
 Options:
 `
@@ -46,6 +51,8 @@ type placeFlags struct {
 	blockSize, stripe, minDomain           string
 	rankfile                               string
 	threshold                              float64
+	record, file                           string
+	call                                   int64
 }
 
 func placeCmd(args []string, stdout, stderr io.Writer) int {
@@ -69,6 +76,9 @@ func placeCmd(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.stripe, "striping_unit", "0", "striping_unit hint: domain edges on multiples of it")
 	fs.StringVar(&f.minDomain, "romio_min_fdomain_size", "0", "romio_min_fdomain_size hint")
 	fs.Float64Var(&f.threshold, "threshold", place.DefaultMinFraction, "SetMatch ignores matrix entries below this fraction of the largest")
+	fs.StringVar(&f.record, "record", "", "read the pattern from a COLLIO_RECORD directory")
+	fs.StringVar(&f.file, "file", "", "with -record: the recorded file's base name (needed when several were recorded)")
+	fs.Int64Var(&f.call, "call", 0, "with -record: the collective call's number (default: the first write)")
 	fs.StringVar(&f.hosts, "hosts", "", "comma-separated host names for the rankfile (default node0,node1,...)")
 	fs.StringVar(&f.rankfile, "rankfile", "", "write the SetMatch rankfile here (default: print it)")
 	if err := fs.Parse(args); err != nil {
@@ -207,8 +217,17 @@ func sizeFlag(name, s string) (int64, error) {
 // accesses builds every rank's access from the pattern flags and names the
 // pattern.
 func (f *placeFlags) accesses() ([]place.Access, string, error) {
-	if f.pattern != "" && f.grid != "" {
-		return nil, "", fmt.Errorf("give either -grid or -pattern, not both")
+	given := 0
+	for _, s := range []string{f.pattern, f.grid, f.record} {
+		if s != "" {
+			given++
+		}
+	}
+	if given > 1 {
+		return nil, "", fmt.Errorf("give one of -grid, -pattern and -record")
+	}
+	if f.record != "" {
+		return f.recordAccesses()
 	}
 	switch f.pattern {
 	case "":
@@ -237,6 +256,39 @@ func (f *placeFlags) accesses() ([]place.Access, string, error) {
 		return acc, fmt.Sprintf("IOR %d segments of %d-byte blocks", segs, b), err
 	}
 	return nil, "", fmt.Errorf("unknown pattern %q (want coll_perf, ior-segmented or ior-strided, or -grid)", f.pattern)
+}
+
+func (f *placeFlags) recordAccesses() ([]place.Access, string, error) {
+	file := f.file
+	if file == "" {
+		files, err := record.Files(f.record)
+		if err != nil {
+			return nil, "", err
+		}
+		if len(files) > 1 {
+			names := slices.Sorted(maps.Keys(files))
+			return nil, "", fmt.Errorf("%s holds records of %d files (%s): choose one with -file", f.record, len(names), strings.Join(names, ", "))
+		}
+		for name := range files {
+			file = name
+		}
+	}
+	seq := f.call
+	if seq == 0 {
+		var err error
+		if seq, err = record.FirstWrite(f.record, file); err != nil {
+			return nil, "", err
+		}
+	}
+	calls, err := record.ReadCall(f.record, file, seq)
+	if err != nil {
+		return nil, "", err
+	}
+	if f.ranks > 0 && f.ranks != len(calls) {
+		return nil, "", fmt.Errorf("the record of %s has %d ranks, but -ranks is %d", file, len(calls), f.ranks)
+	}
+	acc, err := place.FromRecord(calls)
+	return acc, fmt.Sprintf("recorded %s call %d (%s)", file, seq, calls[0].Op), err
 }
 
 func (f *placeFlags) gridAccesses() ([]place.Access, string, error) {

@@ -2,11 +2,14 @@ package main
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/collio/collio/place"
+	"github.com/collio/collio/record"
 	"github.com/stretchr/testify/require"
 )
 
@@ -74,4 +77,49 @@ func TestPlaceBadInput(t *testing.T) {
 		require.Equal(t, 1, code, "%v", c.args)
 		require.Contains(t, errOut, c.want, "%v", c.args)
 	}
+}
+
+// writeRecord records one collective write of the accesses of g for the
+// file name, as COLLIO_RECORD would.
+func writeRecord(t *testing.T, dir, name string, g place.Grid) {
+	t.Helper()
+	acc, err := g.Accesses()
+	require.NoError(t, err)
+	for r, a := range acc {
+		w, err := record.Create(dir, "/data/"+name, r)
+		require.NoError(t, err)
+		require.NoError(t, w.Write(record.Call{Seq: 1, Op: "write_at_all", Rank: r, Ranks: len(acc),
+			LB: a.Filetype.LB(), Extent: a.Filetype.Extent(), Runs: record.Runs(a.Filetype), Bytes: a.Size}))
+		require.NoError(t, w.Close())
+	}
+}
+
+func TestPlaceFromRecord(t *testing.T) {
+	dir := t.TempDir()
+	g := place.Grid{Sizes: []int{1024, 1024}, Procs: []int{4, 8}, Elem: 8}
+	g.Order = rand.New(rand.NewPCG(7, 0)).Perm(32)
+	writeRecord(t, dir, "tile.dat", g)
+	code, out, errOut := runPlace(t, "-nodes", "4", "-cores-per-node", "8", "-record", dir)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "recorded tile.dat call 1 (write_at_all): 32 ranks on 4 nodes x 8 cores")
+	// The same numbers as the grid itself, shuffled the same way.
+	require.Contains(t, out, "| setmatch | 4 | 4 | 786432 | 9.4% |")
+
+	writeRecord(t, dir, "other.dat", place.Grid{Sizes: []int{8, 8}, Procs: []int{2, 2}, Elem: 1})
+	code, _, errOut = runPlace(t, "-nodes", "4", "-cores-per-node", "8", "-record", dir)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "holds records of 2 files (other.dat, tile.dat): choose one with -file")
+	code, out, errOut = runPlace(t, "-nodes", "2", "-cores-per-node", "2", "-record", dir, "-file", "other.dat")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "recorded other.dat call 1")
+	code, _, errOut = runPlace(t, "-nodes", "2", "-cores-per-node", "2", "-record", dir, "-file", "other.dat", "-call", "4")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "no call 4 (1 calls recorded)")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "other.dat.rank1.rec"), []byte("garbage\n"), 0o644))
+	code, _, errOut = runPlace(t, "-nodes", "2", "-cores-per-node", "2", "-record", dir, "-file", "other.dat")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "other.dat.rank1.rec line 1: not a collio record")
+	code, _, errOut = runPlace(t, "-nodes", "2", "-cores-per-node", "2", "-record", t.TempDir())
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "no records (*.rank*.rec)")
 }
