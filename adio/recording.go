@@ -39,7 +39,7 @@ func (f *File) recordCall(op string, v View, a Access, off int64) {
 	if r.filetype != v.Filetype {
 		r.filetype, r.runs = v.Filetype, record.Runs(v.Filetype)
 	}
-	err := r.w.Write(record.Call{Seq: f.seq, Op: op, Rank: f.rank(), Ranks: f.comm.Size(),
+	err := r.w.Write(record.Call{Op: op, Rank: f.rank(), Ranks: f.comm.Size(),
 		Disp: v.Disp, LB: v.Filetype.LB(), Extent: v.Filetype.Extent(), Runs: r.runs,
 		Start: off * v.Etype.Size(), Bytes: a.Size()})
 	if err != nil {

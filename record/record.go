@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/collio/collio/layout"
 )
@@ -24,7 +25,7 @@ type Run struct{ Off, Len, Stride, Count int64 }
 
 // Call is one rank's side of one collective call.
 type Call struct {
-	Seq         int64 // the call's number on this file (1 = first)
+	Seq         int64 // the call's number on this file in the run (1 = first)
 	Op          string
 	Rank, Ranks int
 	// The view: the filetype (LB, Extent and its blocks as Runs) tiled
@@ -83,9 +84,18 @@ func (c Call) Filetype() (*layout.Type, error) {
 
 // Writer appends one rank's calls on one file to its record.
 type Writer struct {
-	f *os.File
-	w *bufio.Writer
+	f    *os.File
+	w    *bufio.Writer
+	name string
 }
+
+// recorded counts the calls this process recorded in each record file, so
+// that a file opened again (written, then read back) adds to its record
+// and numbers its calls on.
+var (
+	mu       sync.Mutex
+	recorded = map[string]int64{}
+)
 
 // FileName is the record of rank's calls on the file at path: the path's
 // base name, made safe, and the rank.
@@ -102,19 +112,39 @@ func safe(s string) string {
 	}, s)
 }
 
-// Create starts (replacing) rank's record of the file at path in dir.
+// Create starts rank's record of the file at path in dir: a new record
+// (replacing one left by an earlier run) the first time this process
+// opens it, the same record continued after that.
 func Create(dir, path string, rank int) (*Writer, error) {
-	f, err := os.Create(filepath.Join(dir, FileName(path, rank)))
+	name := filepath.Join(dir, FileName(path, rank))
+	mu.Lock()
+	_, again := recorded[name]
+	mu.Unlock()
+	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	if again {
+		flags = os.O_WRONLY | os.O_APPEND
+	}
+	f, err := os.OpenFile(name, flags, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("record: %w", err)
 	}
-	w := &Writer{f: f, w: bufio.NewWriter(f)}
-	fmt.Fprintf(w.w, "collio-record 1 %s\n", strconv.Quote(path))
+	w := &Writer{f: f, w: bufio.NewWriter(f), name: name}
+	if !again {
+		fmt.Fprintf(w.w, "collio-record 1 %s\n", strconv.Quote(path))
+		mu.Lock()
+		recorded[name] = 0
+		mu.Unlock()
+	}
 	return w, nil
 }
 
-// Write appends c.
+// Write appends c, numbered after the calls recorded before it (c.Seq is
+// ignored).
 func (w *Writer) Write(c Call) error {
+	mu.Lock()
+	recorded[w.name]++
+	c.Seq = recorded[w.name]
+	mu.Unlock()
 	fmt.Fprintf(w.w, "call %d %s rank %d of %d disp %d lb %d extent %d start %d bytes %d runs %d\n",
 		c.Seq, c.Op, c.Rank, c.Ranks, c.Disp, c.LB, c.Extent, c.Start, c.Bytes, len(c.Runs))
 	for _, r := range c.Runs {

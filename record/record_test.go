@@ -88,3 +88,26 @@ func TestParseErrors(t *testing.T) {
 	_, err := ReadCall(dir, "f", 1)
 	require.ErrorContains(t, err, "not a collio record")
 }
+
+// A file opened again in the same run (written, then read back) continues
+// its record and numbering.
+func TestReopenContinues(t *testing.T) {
+	dir := t.TempDir()
+	for i, op := range []string{"write_all", "read_all"} {
+		w, err := Create(dir, "f", 0)
+		require.NoError(t, err)
+		require.NoError(t, w.Write(Call{Seq: 99, Op: op, Ranks: 1, Extent: 8, Runs: []Run{{0, 8, 0, 1}}, Bytes: int64(8 * (i + 1))}))
+		require.NoError(t, w.Close())
+	}
+	f, err := os.Open(filepath.Join(dir, "f.rank0.rec"))
+	require.NoError(t, err)
+	defer f.Close()
+	_, calls, err := Parse(f, "f")
+	require.NoError(t, err)
+	require.Len(t, calls, 2)
+	require.Equal(t, []int64{1, 2}, []int64{calls[0].Seq, calls[1].Seq})
+	require.Equal(t, "read_all", calls[1].Op)
+	seq, err := FirstWrite(dir, "f")
+	require.NoError(t, err)
+	require.Equal(t, int64(1), seq)
+}
