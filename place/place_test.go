@@ -202,9 +202,9 @@ func seq(n int) []int {
 }
 
 // SetMatch is a heuristic: on grids whose rows do not line up with the
-// nodes or the domains, byslot or bynode can beat it (2.5% of 5000 random
+// nodes or the domains, byslot or bynode can beat it (0.7% of 5000 random
 // 2-D/3-D grids of up to 216 ranks, by up to a third of the bytes on a
-// 3-rank grid, 12% on a 36-rank one), so the property checked on every
+// 3-rank grid, 12.5% on a 27-rank one), so the property checked on every
 // grid is a bound: never worse than the better of them by more than two
 // ranks' data per node.
 func TestSetMatchProperties(t *testing.T) {

@@ -33,8 +33,9 @@ const DefaultMinFraction = 0.1
 // of lowest ranks, so node d's aggregator is the one intended only when
 // the nodes' lowest ranks rise with d. SetMatch therefore also matches
 // under that rule (matchLed), with node d's lowest rank chosen from the
-// set of aggregator d where the order allows, or ranks 0..nodes-1, and
-// returns whichever mapping crosses fewest bytes.
+// set of aggregator d where the order allows, or ranks 0..nodes-1. Each
+// mapping is then refined by moves and swaps of single ranks, and the one
+// that crosses fewest bytes is returned.
 func (p *Problem) SetMatch(minFraction float64) (Mapping, error) {
 	if minFraction < 0 || minFraction > 1 {
 		return nil, fmt.Errorf("place: SetMatch threshold %g is outside [0,1]", minFraction)
@@ -61,6 +62,9 @@ func (p *Problem) SetMatch(minFraction float64) (Mapping, error) {
 			matchLed(mat, leaders(mat, nodes, cores, false), nodes, cores),
 		}
 		for _, cand := range cands {
+			if cand, err = p.refine(cand); err != nil {
+				return nil, err
+			}
 			c, _, err := p.Crossing(cand)
 			if err != nil {
 				return nil, err
@@ -306,4 +310,95 @@ func matchLed(mat *Matrix, lead []int, nodes, cores int) Mapping {
 		load[best]++
 	}
 	return m
+}
+
+// refine lowers the bytes m sends across nodes by moving single ranks to
+// a node with a free core, or swapping two ranks, wherever that keeps
+// more of their data on node, until no move helps (at most a few passes).
+// Each node's lowest rank stays, and no rank moves below another node's
+// lowest, so the aggregators (and the domains) do not change.
+func (p *Problem) refine(m Mapping) (Mapping, error) {
+	aggs := p.Aggregators(m)
+	mat, err := p.Matrix(len(aggs))
+	if err != nil {
+		return nil, err
+	}
+	m = slices.Clone(m)
+	cores := p.Arch.CoresPerNode
+	members := make([][]int, p.Arch.Nodes)
+	for r, k := range m {
+		members[k] = append(members[k], r)
+	}
+	lowest := make([]int, len(members))
+	for k, rs := range members {
+		lowest[k] = -1
+		if len(rs) > 0 {
+			lowest[k] = rs[0]
+		}
+	}
+	aggNode := make([]int, len(aggs))
+	for d, a := range aggs {
+		aggNode[d] = m[a]
+	}
+	to := func(r, k int) int64 {
+		var n int64
+		for _, c := range mat.Rows[r] {
+			if aggNode[c.Agg] == k {
+				n += c.Bytes
+			}
+		}
+		return n
+	}
+	// Only nodes that hold ranks can take more: an empty node would
+	// change the aggregators.
+	canJoin := func(r, k int) bool { return lowest[k] >= 0 && r > lowest[k] }
+	move := func(r, from, to int) {
+		members[from] = slices.DeleteFunc(members[from], func(x int) bool { return x == r })
+		members[to] = append(members[to], r)
+		m[r] = to
+	}
+	for pass := 0; pass < 4; pass++ {
+		improved := false
+		for r := range m {
+			home := m[r]
+			if r == lowest[home] {
+				continue
+			}
+			stay := to(r, home)
+			for _, c := range mat.Rows[r] {
+				k := aggNode[c.Agg]
+				if k == home || !canJoin(r, k) {
+					continue
+				}
+				gain := to(r, k) - stay
+				if gain <= 0 {
+					continue
+				}
+				if len(members[k]) < cores {
+					move(r, home, k)
+					improved = true
+					break
+				}
+				best, bestGain := -1, int64(0)
+				for _, s := range members[k] {
+					if s == lowest[k] || !canJoin(s, home) {
+						continue
+					}
+					if g := gain + to(s, home) - to(s, k); g > bestGain {
+						best, bestGain = s, g
+					}
+				}
+				if best >= 0 {
+					move(r, home, k)
+					move(best, k, home)
+					improved = true
+					break
+				}
+			}
+		}
+		if !improved {
+			break
+		}
+	}
+	return m, nil
 }

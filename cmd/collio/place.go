@@ -155,7 +155,7 @@ func (f *placeFlags) run(stdout io.Writer) error {
 	fmt.Fprintf(stdout, "collio's default affinity domains move blocks to their writer's node at run time.\n")
 	for _, d := range defaults {
 		switch {
-		case slices.Equal(sm, d.m):
+		case slices.Equal(sm.Nodes().Of, d.m.Nodes().Of): // the same up to host names
 			fmt.Fprintf(stdout, "SetMatch is %s: mpirun %s (with %d slots per host) suffices.\n", d.name, d.form, f.cores)
 		case crossing[d.name] < crossing["setmatch"]:
 			fmt.Fprintf(stdout, "%s crosses fewer bytes than SetMatch here: mpirun %s (with %d slots per host) is the better choice.\n",
@@ -175,11 +175,12 @@ func (f *placeFlags) run(stdout io.Writer) error {
 }
 
 // rankfile is m in Open MPI's rankfile syntax: each rank on its host,
-// bound to the next free slot (core) there.
+// bound to the next free slot (core) there. The nodes take the hosts in
+// order of their lowest rank (rank 0 on the first host).
 func rankfile(m place.Mapping, hosts []string) string {
 	var b strings.Builder
 	next := make([]int, len(hosts))
-	for r, k := range m {
+	for r, k := range m.Nodes().Of {
 		fmt.Fprintf(&b, "rank %d=%s slot=%d\n", r, hosts[k], next[k])
 		next[k]++
 	}
