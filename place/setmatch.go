@@ -46,7 +46,10 @@ func (p *Problem) SetMatch(minFraction float64) (Mapping, error) {
 	// The nodes used set the aggregator count (one per node), and with it
 	// the file domains: both the fewest nodes that hold the ranks (as
 	// byslot) and all of them (as bynode) are tried.
-	for _, nodes := range []int{(ranks + cores - 1) / cores, min(p.Arch.Nodes, ranks)} {
+	for i, nodes := range []int{(ranks + cores - 1) / cores, min(p.Arch.Nodes, ranks)} {
+		if i > 0 && nodes == (ranks+cores-1)/cores {
+			break // the ranks fill every node
+		}
 		naggs := nodes
 		if p.CBNodes > 0 {
 			naggs = min(naggs, p.CBNodes)
