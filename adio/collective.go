@@ -56,6 +56,7 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 	v := f.View()
 	f.seq++
 	f.digest = f.digest*1099511628211 + uint64(opCodes[op]%2) + 1 // by direction: the forms may mix
+	f.recordCall(op, v, a, off)
 	if reason, ok := f.noAgreement(write); ok {
 		return f.unsynchronized(op, write, reason, v, a, off, advance, start)
 	}

@@ -98,6 +98,8 @@ type File struct {
 	// stderr is where COLLIO_PRINT_HINTS output goes; os.Stderr unless a
 	// test replaces it.
 	stderr io.Writer
+	// rec records each collective call's access pattern (COLLIO_RECORD).
+	rec *recorder
 }
 
 // Comm returns the file's private communicator.

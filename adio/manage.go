@@ -149,6 +149,7 @@ func (f *File) Close() error {
 		// The peers may be stuck in the failed call: close locally only.
 		f.closed = true
 		f.closeDriverFile()
+		f.stopRecording()
 		return f.errf(ioerr.ErrBadFile, "close", "closed locally after an earlier collective call failed: %v", f.broken)
 	}
 	if err := f.usable("close"); err != nil {
@@ -160,6 +161,7 @@ func (f *File) Close() error {
 	left := f.finishOutstanding()
 	f.closed = true
 	f.buffers = coll.Buffers{}
+	f.stopRecording()
 	cerr := f.closeDriverFile()
 	if left == nil {
 		left = cerr
