@@ -128,7 +128,8 @@ func TestDeferredMismatchAtSync(t *testing.T) {
 
 // The automatic choice learns a repeating pattern: after two agreed calls
 // of one direction chose independent I/O, the following calls skip the
-// entry Allgather, and every 16th call agrees again. The data is checked,
+// entry Allgather, and an agreed call checks again after 16 calls, then 32,
+// 64, ... The data is checked,
 // a mismatch made while skipping is reported at the next sync, and a new
 // view starts the learning again.
 func TestAutomaticRepeatsIndependent(t *testing.T) {
@@ -142,7 +143,9 @@ func TestAutomaticRepeatsIndependent(t *testing.T) {
 		if err != nil {
 			return
 		}
-		agreed := func(i int) bool { return i < 2 || (i-2)%16 == 15 }
+		// Agreed: the first two, then one after 15 repeated calls, then
+		// after 31, 63, ... (calls 0, 1, 17, 49).
+		agreed := func(i int) bool { return i == 0 || i == 1 || i == 17 || i == 49 }
 		for i := range calls {
 			_, err := f.WriteAtAll(pattern(piece, r, i), int64((i*p+r)*piece))
 			together(t, c, err, "write %d", i)
@@ -166,7 +169,7 @@ func TestAutomaticRepeatsIndependent(t *testing.T) {
 		}
 		if p > 1 {
 			// Writes are in their skipping phase (40 calls: the last
-			// agreed was call 33): a rank that reads instead is caught at
+			// agreed was call 17): a rank that reads instead is caught at
 			// the sync.
 			if r == 0 {
 				_, err = f.ReadAtAll(make([]byte, piece), 0)

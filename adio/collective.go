@@ -156,11 +156,15 @@ func (f *File) noAgreement(write bool) (reason string, ok bool) {
 // How the automatic choice learns a repeating pattern: after
 // independentStreak agreed calls in a row (of one direction) ran
 // independent I/O with no agreement, the next calls of that direction do
-// so without the entry Allgather, and every recheckEvery-th call makes it
-// again to see whether the ranks' pattern still holds.
+// so without the entry Allgather, and an agreed call checks again whether
+// the ranks' pattern still holds: after firstRecheck calls, then after
+// twice as many each time the pattern held, up to lastRecheck. An agreed
+// call costs more than its Allgather: the ranks that ran ahead wait there
+// for the others.
 const (
 	independentStreak = 2
-	recheckEvery      = 16
+	firstRecheck      = 16
+	lastRecheck       = 256
 )
 
 // learn records whether the automatic choice of an agreed call was
@@ -176,6 +180,16 @@ func (f *File) learn(write, independent bool) {
 	}
 }
 
+// recheckAfter is how many calls repeat the choice before the next agreed
+// call, for a streak of agreed independent calls.
+func recheckAfter(streak int) int {
+	n := firstRecheck
+	for s := independentStreak; s < streak && n < lastRecheck; s++ {
+		n *= 2
+	}
+	return min(n, lastRecheck)
+}
+
 // repeatsIndependent reports whether this call goes the way the last
 // agreed calls of its direction went: independent I/O with no inter-rank
 // communication, as with romio_cb_write=disable. The choice is made from
@@ -184,10 +198,10 @@ func (f *File) learn(write, independent bool) {
 // Allgather together. Independent I/O is correct for any pattern
 // (unsynchronized takes locks where some rank could read-modify-write);
 // a pattern that changed, and that two-phase would serve better, waits
-// at most recheckEvery-1 calls for the next agreed call.
+// at most lastRecheck-1 calls for the next agreed call.
 func (f *File) repeatsIndependent(write bool) (string, bool) {
 	d := direction(write)
-	if f.streak[d] < independentStreak || f.skipped[d] >= recheckEvery-1 {
+	if f.streak[d] < independentStreak || f.skipped[d] >= recheckAfter(f.streak[d])-1 {
 		return "", false
 	}
 	f.skipped[d]++
@@ -196,7 +210,7 @@ func (f *File) repeatsIndependent(write bool) (string, bool) {
 
 // repeatReason is the reason COLLIO_STATS and Stats show for those calls;
 // one text, so a report groups them.
-var repeatReason = fmt.Sprintf("the agreed calls before chose independent I/O: repeated without inter-rank communication (every %dth call agrees again)", recheckEvery)
+var repeatReason = fmt.Sprintf("the agreed calls before chose independent I/O: repeated without inter-rank communication (an agreed call checks again after %d calls, then after twice as many each time, up to %d)", firstRecheck, lastRecheck)
 
 // forgetPattern restarts the learning of repeatsIndependent: a new view,
 // hints or atomic mode may change the choice.
