@@ -20,7 +20,7 @@ func (c *File) WriteRuns(runs []driver.Run) (int64, error) {
 	spans := make([]span, 0, len(runs))
 	for _, r := range runs {
 		if r.Off < 0 {
-			return c.writeEach(runs) // let the driver reject it, in order
+			return driver.WriteEach(c, runs) // let the driver reject it, in order
 		}
 		if n := r.Len(); n > 0 {
 			spans = append(spans, span{r.Off, r.Off + n})
@@ -89,20 +89,6 @@ func (c *File) WriteRuns(runs []driver.Run) (int64, error) {
 func (c *File) fallBackRuns(what string, cause error, do func(driver.File) (int, error)) (int64, error) {
 	n, err := c.fallBack(what, cause, do)
 	return int64(n), err
-}
-
-// writeEach writes the runs one by one with WriteV, stopping at the first
-// error.
-func (c *File) writeEach(runs []driver.Run) (int64, error) {
-	var total int64
-	for _, r := range runs {
-		n, err := c.WriteV(r.Bufs, r.Off)
-		total += int64(n)
-		if err != nil {
-			return total, err
-		}
-	}
-	return total, nil
 }
 
 // ReadRuns fills the runs (driver.RunReader): runs that no uncopied

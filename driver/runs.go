@@ -78,6 +78,12 @@ func WriteRuns(f File, runs []Run) (int64, error) {
 	if w, ok := f.(RunWriter); ok {
 		return w.WriteRuns(runs)
 	}
+	return WriteEach(f, runs)
+}
+
+// WriteEach writes the runs one by one with WriteV, stopping at the first
+// error: WriteRuns's fallback, for a RunWriter's own use too.
+func WriteEach(f File, runs []Run) (int64, error) {
 	total := int64(0)
 	for _, r := range runs {
 		n, err := f.WriteV(r.Bufs, r.Off)
