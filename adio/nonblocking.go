@@ -3,7 +3,9 @@ package adio
 import (
 	"fmt"
 	"reflect"
+	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/collio/collio/internal/comm"
@@ -135,11 +137,27 @@ func (f *File) start(op string, write bool, a Access, offset func() int64, advan
 		close(r.done)
 	}
 	if concurrentCalls(f.comm) {
+		enoughProcs()
 		go run()
 	} else {
 		run()
 	}
 	return r, nil
+}
+
+var procsRaised sync.Once
+
+// enoughProcs gives the Go runtime at least two Ps once a transfer runs in
+// the background: a goroutine waiting inside a C call (MPI, a batch of
+// system calls) keeps its P until the runtime takes it back, up to
+// milliseconds later, so with one P (gocores.Share, several ranks per core)
+// the goroutines the transfer itself starts would wait that long.
+func enoughProcs() {
+	procsRaised.Do(func() {
+		if runtime.GOMAXPROCS(0) < 2 {
+			runtime.GOMAXPROCS(2)
+		}
+	})
 }
 
 // blockingOp names the blocking form of a nonblocking operation: the two
