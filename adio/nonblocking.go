@@ -62,15 +62,8 @@ type threadLeveler interface {
 }
 
 func concurrentCalls(c comm.Comm) bool {
-	for c != nil {
-		if t, ok := c.(threadLeveler); ok {
-			return t.ConcurrentCalls()
-		}
-		u, ok := c.(interface{ Unwrap() comm.Comm })
-		if !ok {
-			return true
-		}
-		c = u.Unwrap()
+	if t, ok := comm.As[threadLeveler](c); ok {
+		return t.ConcurrentCalls()
 	}
 	return true
 }

@@ -129,26 +129,10 @@ func Discover(c comm.Comm, nodeSize int) (Nodes, error) {
 	if node, ok := comm.NodeOf(c); ok {
 		return discoverVirtual(c, node)
 	}
-	if pn, ok := findNamer(c); ok {
+	if pn, ok := comm.As[processorNamer](c); ok {
 		return discoverByName(c, pn)
 	}
 	return discoverBySplit(c)
-}
-
-// findNamer looks for the ProcessorName method on c and the communicators
-// it wraps.
-func findNamer(c comm.Comm) (processorNamer, bool) {
-	for c != nil {
-		if pn, ok := c.(processorNamer); ok {
-			return pn, true
-		}
-		u, ok := c.(interface{ Unwrap() comm.Comm })
-		if !ok {
-			return nil, false
-		}
-		c = u.Unwrap()
-	}
-	return nil, false
 }
 
 // discoverVirtual gathers the in-memory world's virtual node of every rank.

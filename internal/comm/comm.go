@@ -106,3 +106,21 @@ func Waitall(reqs ...Request) error {
 
 // ErrTruncate is reported by a receive whose message is longer than its buffer.
 var ErrTruncate = errors.New("comm: message longer than receive buffer")
+
+// As finds the first communicator in c's chain of wrappers (each
+// wrapper's Unwrap gives the next) that implements T, as errors.As does
+// for errors: how layers reach a capability a wrapper may hide.
+func As[T any](c Comm) (T, bool) {
+	for c != nil {
+		if t, ok := c.(T); ok {
+			return t, true
+		}
+		u, ok := c.(interface{ Unwrap() Comm })
+		if !ok {
+			break
+		}
+		c = u.Unwrap()
+	}
+	var zero T
+	return zero, false
+}

@@ -174,15 +174,8 @@ func (p *Pool) Release(free bool) error {
 // Of returns c's pool, looking through wrappers (Unwrap), or nil if c
 // cannot keep one.
 func Of(c comm.Comm) *Pool {
-	for c != nil {
-		if k, ok := c.(Keeper); ok {
-			return k.Pool()
-		}
-		u, ok := c.(interface{ Unwrap() comm.Comm })
-		if !ok {
-			return nil
-		}
-		c = u.Unwrap()
+	if k, ok := comm.As[Keeper](c); ok {
+		return k.Pool()
 	}
 	return nil
 }
@@ -216,7 +209,7 @@ func AddSpare(e *Entry) {
 
 // SpareFor returns the ID of the first spare that can serve c, or 0.
 func SpareFor(c comm.Comm) int64 {
-	k, ok := unwrapTo[Congruent](c)
+	k, ok := comm.As[Congruent](c)
 	if !ok {
 		return 0
 	}
@@ -245,18 +238,3 @@ func TakeSpare(id int64) *Entry {
 
 // IsSpare reports whether id is a spare's.
 func IsSpare(id int64) bool { return id > spareBase }
-
-func unwrapTo[T any](c comm.Comm) (T, bool) {
-	for c != nil {
-		if t, ok := c.(T); ok {
-			return t, true
-		}
-		u, ok := c.(interface{ Unwrap() comm.Comm })
-		if !ok {
-			break
-		}
-		c = u.Unwrap()
-	}
-	var zero T
-	return zero, false
-}

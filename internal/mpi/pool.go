@@ -78,7 +78,7 @@ var _ commpool.Congruent = Comm{}
 // ranks in the same order as c (MPI_Comm_compare gives MPI_IDENT or
 // MPI_CONGRUENT). It is a local call.
 func (c Comm) CongruentWith(other comm.Comm) bool {
-	o, ok := unwrapMPI(other)
+	o, ok := comm.As[Comm](other)
 	if !ok || c.usable("MPI_Comm_compare") != nil || o.usable("MPI_Comm_compare") != nil {
 		return false
 	}
@@ -87,18 +87,4 @@ func (c Comm) CongruentWith(other comm.Comm) bool {
 		return false
 	}
 	return r == C.MPI_IDENT || r == C.MPI_CONGRUENT
-}
-
-func unwrapMPI(c comm.Comm) (Comm, bool) {
-	for c != nil {
-		if m, ok := c.(Comm); ok {
-			return m, true
-		}
-		u, ok := c.(interface{ Unwrap() comm.Comm })
-		if !ok {
-			break
-		}
-		c = u.Unwrap()
-	}
-	return Comm{}, false
 }
