@@ -1,7 +1,6 @@
 package cache
 
 import (
-	"errors"
 	"io"
 
 	"github.com/collio/collio/driver"
@@ -119,27 +118,11 @@ func (c *File) ReadRuns(runs []driver.Run) (int64, error) {
 			return total, err
 		}
 		start = i + 1
-		k, err := c.ReadV(r.Bufs, r.Off)
-		total += int64(k)
-		if errors.Is(err, io.EOF) {
-			zeroAfter(r.Bufs, int64(k))
-			continue
-		}
+		k, err := driver.ReadEach(c, runs[i:i+1])
+		total += k
 		if err != nil {
 			return total, err
 		}
 	}
 	return total, flush(len(runs))
-}
-
-// zeroAfter clears the buffers after their first n bytes.
-func zeroAfter(bufs [][]byte, n int64) {
-	for _, b := range bufs {
-		if n >= int64(len(b)) {
-			n -= int64(len(b))
-			continue
-		}
-		clear(b[n:])
-		n = 0
-	}
 }

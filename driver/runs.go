@@ -44,6 +44,13 @@ func ReadRuns(f File, runs []Run) (int64, error) {
 	if r, ok := f.(RunReader); ok {
 		return r.ReadRuns(runs)
 	}
+	return ReadEach(f, runs)
+}
+
+// ReadEach reads the runs one by one with ReadV (bytes past end of file
+// read as zeros), stopping at the first error: ReadRuns's fallback, for a
+// RunReader's own use too.
+func ReadEach(f File, runs []Run) (int64, error) {
 	total := int64(0)
 	for _, r := range runs {
 		n, err := f.ReadV(r.Bufs, r.Off)
