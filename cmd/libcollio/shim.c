@@ -1751,23 +1751,21 @@ static int hold_all(int n, MPI_Request reqs[], struct greq **held)
 }
 
 /* settle applies the file's handler to the held requests that completed
- * with an error (done[i], or every one when done is NULL) and drops the
- * holds. It returns MPI_ERR_IN_STATUS, with each status's MPI_ERROR set,
- * when statuses are given; the first error otherwise; or rc. */
-static int settle(int n, struct greq **held, const int *done, MPI_Status statuses[], int rc)
+ * with an error and drops the holds. It returns MPI_ERR_IN_STATUS, with
+ * each status's MPI_ERROR set, when statuses are given; the first error
+ * otherwise; or rc. */
+static int settle(int n, struct greq **held, MPI_Status statuses[], int rc)
 {
 	int first = MPI_SUCCESS;
 	for (int i = 0; i < n; i++) {
 		struct greq *g = held[i];
 		if (g == NULL)
 			continue;
-		if (done == NULL || done[i]) {
-			int code = greq_error(g);
-			if (statuses != MPI_STATUSES_IGNORE)
-				statuses[i].MPI_ERROR = code;
-			if (first == MPI_SUCCESS)
-				first = code;
-		}
+		int code = greq_error(g);
+		if (statuses != MPI_STATUSES_IGNORE)
+			statuses[i].MPI_ERROR = code;
+		if (first == MPI_SUCCESS)
+			first = code;
 		greq_unref(g);
 	}
 	if (first == MPI_SUCCESS)
@@ -1850,7 +1848,7 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
 	greq_wrapped++;
 	int rc = PMPI_Waitall(count, requests, statuses);
 	greq_wrapped--;
-	rc = settle(count, held, NULL, statuses, rc);
+	rc = settle(count, held, statuses, rc);
 	if (held != stack)
 		free(held);
 	return rc;
@@ -1872,7 +1870,7 @@ int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuse
 			if (held[i] != NULL)
 				greq_unref(held[i]);
 	} else {
-		rc = settle(count, held, NULL, statuses, rc);
+		rc = settle(count, held, statuses, rc);
 	}
 	if (held != stack)
 		free(held);
