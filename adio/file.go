@@ -81,8 +81,8 @@ type File struct {
 	broken   error        // set when a collective timed out: the communicator is unusable
 	last     metrics.Call // the last collective call on this rank
 	total    metrics.Call // all collective calls since open
-	// buffers are the two-phase exchange buffers, kept between calls (they
-	// grow only on aggregators) and dropped at close.
+	// buffers are the exchange buffers, kept between calls (they grow
+	// only on aggregators), outside the Go heap, and released at Close.
 	buffers coll.Buffers
 
 	// cached is true on every rank when the E10 cache is in use

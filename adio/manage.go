@@ -5,7 +5,6 @@ import (
 
 	"github.com/collio/collio/cache"
 	"github.com/collio/collio/driver"
-	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/ioerr"
 )
@@ -147,6 +146,8 @@ func (f *File) Atomicity() bool {
 func (f *File) Close() error {
 	if f != nil && !f.closed && f.broken != nil {
 		// The peers may be stuck in the failed call: close locally only.
+		// The exchange buffers stay mapped: MPI may still write into
+		// those of the call that never completed.
 		f.closed = true
 		f.closeDriverFile()
 		f.stopRecording()
@@ -160,9 +161,9 @@ func (f *File) Close() error {
 	// them, with the file closed.
 	left := f.finishOutstanding()
 	f.closed = true
-	f.buffers = coll.Buffers{}
 	f.stopRecording()
 	cerr := f.closeDriverFile()
+	f.buffers.Release() // after the driver let go of any window it held
 	if left == nil {
 		left = cerr
 	}

@@ -51,6 +51,7 @@ func Open(c comm.Comm, path string, mode Mode, opts OpenOptions) (*File, error) 
 		stderr = os.Stderr
 	}
 	f := &File{comm: shaped(c), path: path, mode: mode, view: DefaultView(), viewsContiguous: true, dsWriteOK: true, stderr: stderr}
+	f.buffers.OffHeap() // released at Close
 	if err := f.open(c, opts, getenv); err != nil {
 		if f.entry != nil {
 			f.leaveComm()

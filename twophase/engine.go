@@ -405,7 +405,7 @@ func (e *engine) requests(m int, st *roundState) error {
 	for i := range st.mine {
 		pieces += len(st.mine[i])
 	}
-	send := slices.Grow(e.metaSend.AppendTo(), 4*pieces) // most pieces take 2-4 bytes
+	send := e.metaSend.Get(int64(4 * pieces))[:0] // most pieces take 2-4 bytes
 	clear(e.countsSend)
 	for p := 0; p < e.size; p++ {
 		e.sdispls[p] = len(send)

@@ -52,7 +52,7 @@ func (e *engine) writeRound(m int, st *roundState) error {
 				need += st.n[i]
 			}
 		}
-		send = slices.Grow(st.send.AppendTo(), int(need))
+		send = st.send.Get(need)[:0]
 	}
 	for p := 0; p < e.size; p++ {
 		e.scounts[p], e.sdispls[p] = 0, 0
