@@ -133,11 +133,14 @@ func repeatLen(v, n int) []int {
 }
 
 func hindexed(op string, blocklens []int, displs []int64, t *Type) (*Type, error) {
+	if lt, ok := listOfOne(op, blocklens, displs, t); ok {
+		return lt, nil // no slice of n types to build first
+	}
 	types := make([]*Type, len(blocklens))
 	for i := range types {
 		types[i] = t
 	}
-	return structOf(op, blocklens, displs, types)
+	return structGeneral(op, blocklens, displs, types)
 }
 
 // Struct places blocklens[i] copies of types[i] at byte displacement
@@ -160,6 +163,11 @@ func structOf(op string, blocklens []int, displs []int64, types []*Type) (*Type,
 	if t, ok := listOfContiguous(op, blocklens, displs, types); ok {
 		return t, nil
 	}
+	return structGeneral(op, blocklens, displs, types)
+}
+
+// structGeneral builds a struct node by node (see listOfContiguous).
+func structGeneral(op string, blocklens []int, displs []int64, types []*Type) (*Type, error) {
 	var b builder
 	var bd bounds
 	items := make([]node, 0, len(blocklens))

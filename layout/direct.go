@@ -13,18 +13,25 @@ const directMin = 64
 // error: few blocks, mixed types, a negative block length, or a regular run
 // of blocks the general path folds into a repeat.
 func listOfContiguous(op string, blocklens []int, displs []int64, types []*Type) (*Type, bool) {
-	if len(blocklens) < directMin || len(displs) != len(blocklens) || len(types) != len(blocklens) {
-		return nil, false
-	}
-	t := types[0]
-	blk, ok := t.root.(*blockNode)
-	if !ok || !t.IsContiguous() {
+	if len(blocklens) < directMin || len(types) != len(blocklens) {
 		return nil, false
 	}
 	for _, ti := range types {
-		if ti != t {
+		if ti != types[0] {
 			return nil, false
 		}
+	}
+	return listOfOne(op, blocklens, displs, types[0])
+}
+
+// listOfOne is listOfContiguous for blocks all of type t.
+func listOfOne(op string, blocklens []int, displs []int64, t *Type) (*Type, bool) {
+	if len(blocklens) < directMin || len(displs) != len(blocklens) {
+		return nil, false
+	}
+	blk, ok := t.root.(*blockNode)
+	if !ok || !t.IsContiguous() {
+		return nil, false
 	}
 	var b builder
 	var bd bounds

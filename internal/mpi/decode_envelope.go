@@ -4,7 +4,15 @@ package mpi
 // #include <mpi.h>
 import "C"
 
-import "github.com/collio/collio/internal/ioerr"
+import (
+	"unsafe"
+
+	"github.com/collio/collio/internal/ioerr"
+)
+
+// MPI_Aint must be 64 bits: contents has MPI fill an []int64.
+var _ [8 - unsafe.Sizeof(C.MPI_Aint(0))]struct{}
+var _ [unsafe.Sizeof(C.MPI_Aint(0)) - 8]struct{}
 
 // envelope is what MPI_Type_get_envelope reports: how t was built and how
 // many arguments its constructor took.
@@ -39,7 +47,10 @@ func (t Datatype) envelope() (envelope, error) {
 // contents must not be called for NAMED types (MPI forbids it).
 func (t Datatype) contents(env envelope) (contents, error) {
 	ints := make([]C.int, env.ints)
-	addrs := make([]C.MPI_Aint, env.addrs)
+	// MPI writes the addresses straight into the []int64 returned (an
+	// E3SM flush's type has 10^5-10^6 of them): MPI_Aint is 64 bits here.
+	var c contents
+	c.addrs = make([]int64, env.addrs)
 	types := make([]C.MPI_Datatype, env.types)
 	var pi *C.int
 	var pa *C.MPI_Aint
@@ -47,8 +58,8 @@ func (t Datatype) contents(env envelope) (contents, error) {
 	if len(ints) > 0 {
 		pi = &ints[0]
 	}
-	if len(addrs) > 0 {
-		pa = &addrs[0]
+	if len(c.addrs) > 0 {
+		pa = (*C.MPI_Aint)(unsafe.Pointer(&c.addrs[0]))
 	}
 	if len(types) > 0 {
 		pt = &types[0]
@@ -57,14 +68,9 @@ func (t Datatype) contents(env envelope) (contents, error) {
 	if err := check(rc, "MPI_Type_get_contents"); err != nil {
 		return contents{}, err
 	}
-	var c contents
 	c.ints = make([]int, len(ints))
 	for i, v := range ints {
 		c.ints[i] = int(v)
-	}
-	c.addrs = make([]int64, len(addrs))
-	for i, v := range addrs {
-		c.addrs[i] = int64(v)
 	}
 	c.types = make([]Datatype, len(types))
 	for i, v := range types {
