@@ -370,6 +370,7 @@ func (e *engine) checkLocal(mine []int64, doms [][]int32, myDomain int) {
 // m and sends their (offset, length) lists to the aggregators: an
 // Alltoall of (pieces, bytes) per peer, then an Alltoallv of the lists.
 func (e *engine) requests(m int, st *roundState) error {
+	comm.SetPhase(e.j.Comm, PhaseRequests)
 	done := metrics.Timer(&e.stats.Plan)
 	st.inPlace = e.j.Access.MemContiguous()
 	st.win = st.win[:0]
@@ -566,3 +567,10 @@ func (e *engine) slot(st *roundState) int {
 // countsWidth is the bytes per peer of the requests' Alltoall: pieces,
 // data bytes, and the bytes of the encoded list.
 const countsWidth = 24
+
+// Phase names given to a counting communicator (comm.SetPhase), so that
+// the scale model can time the two exchanges of a round apart.
+const (
+	PhaseRequests = "twophase-requests" // sizes and (offset, length) lists to the aggregators
+	PhaseData     = "twophase-data"     // the data between ranks and aggregators
+)
