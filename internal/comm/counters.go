@@ -9,6 +9,9 @@ import (
 // PhaseCount is the traffic attributed to one phase.
 type PhaseCount struct {
 	MsgsSent, MsgsRecv, BytesSent, BytesRecv, Collectives int64
+	// Alltoalls is the part of Collectives that were Alltoall(v) calls,
+	// whose traffic is counted as messages.
+	Alltoalls int64
 	// CollBytesSent and CollBytesRecv are the part of BytesSent and
 	// BytesRecv moved by collectives counted without messages (Bcast,
 	// Allgather(v), Allreduce).
@@ -25,6 +28,7 @@ func (p *PhaseCount) add(q PhaseCount) {
 	p.BytesSent += q.BytesSent
 	p.BytesRecv += q.BytesRecv
 	p.Collectives += q.Collectives
+	p.Alltoalls += q.Alltoalls
 	p.CollBytesSent += q.CollBytesSent
 	p.CollBytesRecv += q.CollBytesRecv
 	p.MsgsSentInter += q.MsgsSentInter

@@ -14,9 +14,10 @@ import (
 //   - Isend/Issend: one message sent and its bytes, when started.
 //   - Irecv: one message received and the bytes it brought, when it
 //     completes, in the phase that was current when it was posted.
-//   - Alltoall(v): one message to and one from each other rank with a
-//     nonzero count, with its bytes: what a pairwise exchange sends.
-//     The rank's block to itself is not counted.
+//   - Alltoall(v): one collective (also counted in Alltoalls), and one
+//     message to and one from each other rank with a nonzero count, with
+//     its bytes: what a pairwise exchange sends. The rank's block to
+//     itself is not counted.
 //   - Bcast, Allgather(v), Iallgather, AllreduceInt64, Barrier, Split,
 //     SplitNode, Dup: one collective, plus the bytes this rank contributes
 //     (BytesSent: the root's buffer, the send buffer, 8 per value reduced)
@@ -182,7 +183,7 @@ func (w *countingComm) Allgatherv(send, recv []byte, counts, displs []int) error
 }
 
 func (w *countingComm) Alltoall(send, recv []byte, n int) error {
-	d := PhaseCount{Collectives: 1}
+	d := PhaseCount{Collectives: 1, Alltoalls: 1}
 	if peers := int64(w.c.Size() - 1); n > 0 {
 		d.MsgsSent, d.MsgsRecv = peers, peers
 		d.BytesSent, d.BytesRecv = peers*int64(n), peers*int64(n)
@@ -202,7 +203,7 @@ func (w *countingComm) Alltoall(send, recv []byte, n int) error {
 
 func (w *countingComm) Alltoallv(send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) error {
 	err := w.c.Alltoallv(send, scounts, sdispls, recv, rcounts, rdispls)
-	d := PhaseCount{Collectives: 1}
+	d := PhaseCount{Collectives: 1, Alltoalls: 1}
 	me := w.c.Rank()
 	for j, n := range scounts {
 		if j != me && n > 0 {

@@ -88,7 +88,7 @@ func TestCountingKnownPattern(t *testing.T) {
 	})
 
 	meta := func(root bool) PhaseCount {
-		p := PhaseCount{Collectives: 6, // five calls and the Split
+		p := PhaseCount{Collectives: 6, Alltoalls: 1, // five calls and the Split
 			MsgsSent: 3, MsgsRecv: 3, BytesSent: 2 + 24 + 12, BytesRecv: 6 + 24 + 12,
 			CollBytesSent: 2 + 24, CollBytesRecv: 6 + 24} // the Alltoall's 12 are messages
 		if root {
@@ -102,12 +102,12 @@ func TestCountingKnownPattern(t *testing.T) {
 	}
 	wantRank := map[int]map[string]PhaseCount{
 		0: {
-			"exchange": {Collectives: 1, MsgsRecv: 6, BytesRecv: 30 + 15},
+			"exchange": {Collectives: 1, Alltoalls: 1, MsgsRecv: 6, BytesRecv: 30 + 15},
 			"meta":     meta(true),
 			"split":    {MsgsRecv: 1, BytesRecv: 3},
 		},
 		1: {
-			"exchange": {Collectives: 1, MsgsSent: 2, BytesSent: 15},
+			"exchange": {Collectives: 1, Alltoalls: 1, MsgsSent: 2, BytesSent: 15},
 			"meta":     meta(false),
 			"split":    {MsgsRecv: 1, BytesRecv: 3},
 		},
@@ -121,7 +121,7 @@ func TestCountingKnownPattern(t *testing.T) {
 		}
 	}
 	total := k.Snapshot()["exchange"]
-	if want := (PhaseCount{Collectives: 4, MsgsSent: 6, MsgsRecv: 6, BytesSent: 45, BytesRecv: 45}); total != want {
+	if want := (PhaseCount{Collectives: 4, Alltoalls: 4, MsgsSent: 6, MsgsRecv: 6, BytesSent: 45, BytesRecv: 45}); total != want {
 		t.Errorf("exchange total %+v, want %+v", total, want)
 	}
 	if got := k.Ranks(); fmt.Sprint(got) != "[0 1 2 3]" {
@@ -228,23 +228,23 @@ func TestCountingInterNode(t *testing.T) {
 		return sub.Free()
 	})
 	// The Split is counted in the phase current when it is called.
-	a2a := PhaseCount{Collectives: 2, MsgsSent: 3, MsgsRecv: 3, BytesSent: 12, BytesRecv: 12,
+	a2a := PhaseCount{Collectives: 2, Alltoalls: 1, MsgsSent: 3, MsgsRecv: 3, BytesSent: 12, BytesRecv: 12,
 		MsgsSentInter: 2, MsgsRecvInter: 2, BytesSentInter: 8, BytesRecvInter: 8}
 	want := map[int]map[string]PhaseCount{
 		0: {
-			"a2av":  {Collectives: 1, MsgsRecv: 3, BytesRecv: 30, MsgsRecvInter: 2, BytesRecvInter: 20},
+			"a2av":  {Collectives: 1, Alltoalls: 1, MsgsRecv: 3, BytesRecv: 30, MsgsRecvInter: 2, BytesRecvInter: 20},
 			"p2p":   {MsgsRecv: 3, BytesRecv: 15, MsgsRecvInter: 2, BytesRecvInter: 10},
 			"a2a":   a2a,
 			"split": {MsgsRecv: 1, BytesRecv: 3, MsgsRecvInter: 1, BytesRecvInter: 3},
 		},
 		1: {
-			"a2av":  {Collectives: 1, MsgsSent: 1, BytesSent: 10, MsgsSentInter: 1, BytesSentInter: 10},
+			"a2av":  {Collectives: 1, Alltoalls: 1, MsgsSent: 1, BytesSent: 10, MsgsSentInter: 1, BytesSentInter: 10},
 			"p2p":   {MsgsSent: 1, BytesSent: 5, MsgsSentInter: 1, BytesSentInter: 5},
 			"a2a":   a2a,
 			"split": {MsgsSent: 1, BytesSent: 3, MsgsSentInter: 1, BytesSentInter: 3},
 		},
 		2: {
-			"a2av":  {Collectives: 1, MsgsSent: 1, BytesSent: 10},
+			"a2av":  {Collectives: 1, Alltoalls: 1, MsgsSent: 1, BytesSent: 10},
 			"p2p":   {MsgsSent: 1, BytesSent: 5},
 			"a2a":   a2a,
 			"split": {MsgsRecv: 1, BytesRecv: 3, MsgsRecvInter: 1, BytesRecvInter: 3},
