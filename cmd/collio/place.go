@@ -33,6 +33,8 @@ SetMatch. PATTERN is one of:
         that reorders them)
   -pattern coll_perf -ranks N [-size S]
         coll_perf: an S x S x S int32 array over MPI_Dims_create's grid
+  -pattern e3sm|btio|s3d -ranks N
+        E3SM-, BTIO- and S3D-like patterns at collio sim's default sizes
   -pattern ior-segmented -ranks N -block-size B
   -pattern ior-strided -ranks N -block-size B -segments K
   -record DIR [-file NAME] [-call N]
@@ -67,7 +69,7 @@ func placeCmd(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.block, "block", "", "each rank's block in elements (instead of -array)")
 	fs.IntVar(&f.elem, "elem", 8, "bytes per array element")
 	fs.Int64Var(&f.shuffle, "shuffle", 0, "scramble the ranks over the grid with this seed (0: MPI_Cart order)")
-	fs.StringVar(&f.pattern, "pattern", "", "coll_perf, ior-segmented or ior-strided (default: -grid)")
+	fs.StringVar(&f.pattern, "pattern", "", "coll_perf, e3sm, btio, s3d, ior-segmented or ior-strided (default: -grid)")
 	fs.IntVar(&f.ranks, "ranks", 0, "number of ranks (patterns; with -grid it must match the grid)")
 	fs.IntVar(&f.size, "size", 256, "coll_perf array edge in int32 elements")
 	fs.StringVar(&f.blockSize, "block-size", "1m", "IOR block size per rank and segment")
@@ -255,8 +257,14 @@ func (f *placeFlags) accesses() ([]place.Access, string, error) {
 		}
 		acc, err := place.IOR{Ranks: f.ranks, Segments: segs, Block: b}.Accesses()
 		return acc, fmt.Sprintf("IOR %d segments of %d-byte blocks", segs, b), err
+	case "e3sm", "btio", "s3d":
+		if f.ranks < 1 {
+			return nil, "", fmt.Errorf("-pattern %s needs -ranks", f.pattern)
+		}
+		acc, what, err := place.Bench(f.pattern, f.ranks, place.DefaultSizes())
+		return acc, what + "-like (testdata/patterns/README.md, collio sim's default sizes)", err
 	}
-	return nil, "", fmt.Errorf("unknown pattern %q (want coll_perf, ior-segmented or ior-strided, or -grid)", f.pattern)
+	return nil, "", fmt.Errorf("unknown pattern %q (want coll_perf, e3sm, btio, s3d, ior-segmented or ior-strided, or -grid)", f.pattern)
 }
 
 func (f *placeFlags) recordAccesses() ([]place.Access, string, error) {

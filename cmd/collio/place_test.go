@@ -123,3 +123,17 @@ func TestPlaceFromRecord(t *testing.T) {
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, "no records (*.rank*.rec)")
 }
+
+func TestPlaceBenchPatterns(t *testing.T) {
+	code, out, errOut := runPlace(t, "-nodes", "4", "-cores-per-node", "16", "-pattern", "btio", "-ranks", "64")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "BTIO-like")
+	// 128^3 points of 40 bytes; three quarters of every domain comes from other nodes.
+	require.Contains(t, out, "| byslot | 4 | 4 | 62914560 | 75.0% |")
+	code, _, errOut = runPlace(t, "-nodes", "4", "-cores-per-node", "16", "-pattern", "s3d")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "-pattern s3d needs -ranks")
+	code, _, errOut = runPlace(t, "-nodes", "4", "-cores-per-node", "16", "-pattern", "btio", "-ranks", "60")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "btio needs a square number of ranks, not 60")
+}
