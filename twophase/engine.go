@@ -511,6 +511,20 @@ func (e *engine) countV(scounts, rcounts []int) {
 	}
 }
 
+// countCross adds the data bytes sent to ranks on other nodes (with
+// Job.NodeOf) to the call's record.
+func (e *engine) countCross(scounts []int) {
+	nodeOf := e.j.NodeOf
+	if len(nodeOf) != e.size {
+		return
+	}
+	for p, n := range scounts {
+		if p != e.rank && n > 0 && nodeOf[p] != nodeOf[e.rank] {
+			e.stats.CrossNodeBytes += int64(n)
+		}
+	}
+}
+
 // entries returns the round's requested pieces sorted by file offset
 // (ties in rank order), each with its source and where its data sits in
 // the exchange buffer: sources' data packed in rank order, each source's

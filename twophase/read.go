@@ -166,6 +166,7 @@ func (e *engine) deliver(st *roundState) error {
 		return err
 	}
 	e.countV(e.scounts, e.rcounts)
+	e.countCross(e.scounts)
 	if packed {
 		for p := 0; p < e.size; p++ {
 			i := e.domainOf[p]

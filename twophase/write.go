@@ -108,6 +108,7 @@ func (e *engine) writeRound(m int, st *roundState) error {
 		return err
 	}
 	e.countV(e.scounts, e.rcounts)
+	e.countCross(e.scounts)
 	if total+int64(len(st.self)) > 0 && e.io.Err == nil {
 		e.io.Start(e.slot(st), func() coll.IOResult { return e.writeWindow(st, recv) })
 	}

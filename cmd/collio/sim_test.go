@@ -49,6 +49,9 @@ func TestSimMatrixMatchesTheRun(t *testing.T) {
 		require.Equal(t, data.crossBytes, got.crossBytes, "%s %s", r.name, r.placement)
 		require.Equal(t, data.t, got.t, "%s %s", r.name, r.placement)
 		require.Equal(t, r.aggs, m.aggs)
+		// Two-phase's own crossing counter (metrics) agrees with the
+		// counting communicator's.
+		require.Equal(t, data.crossBytes, r.metricCross, "%s %s", r.name, r.placement)
 		require.Positive(t, r.storage, "%s %s: no write time", r.name, r.placement)
 	}
 }

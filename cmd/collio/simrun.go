@@ -32,9 +32,11 @@ type simRun struct {
 	// TAM: (offset, length) requests before and after the local
 	// aggregators coalesce them.
 	reqBefore, reqAfter int64
-	phases              []phaseRow
-	storage             time.Duration
-	writes, written     int64
+	// metricCross sums the ranks' metrics.Call.CrossNodeBytes (two-phase).
+	metricCross     int64
+	phases          []phaseRow
+	storage         time.Duration
+	writes, written int64
 }
 
 // phaseRow is one phase of a run: the traffic of all ranks and its time.
@@ -111,6 +113,9 @@ func (f *simFlags) inMemory(sr *simRun, acc []place.Access, prob *place.Problem,
 		return err
 	}
 	sr.aggs, sr.rounds, sr.locals = stats[0].Aggregators, stats[0].Rounds, n
+	for _, st := range stats {
+		sr.metricCross += st.CrossNodeBytes
+	}
 	if sr.strategy == "tam" {
 		sr.locals = len(cfg.Local.Aggs)
 		for _, rp := range reports {
