@@ -28,6 +28,12 @@ var smallSizes = []string{"-e3sm-cells", "8", "-btio-n", "16", "-s3d-n", "16", "
 // every pattern and placement.
 func TestSimMatrixMatchesTheRun(t *testing.T) {
 	args := append([]string{"-ranks", "64", "-cores-per-node", "16", "-strategies", "twophase"}, smallSizes...)
+	t.Run("one round", func(t *testing.T) { matrixMatchesRun(t, args, 1) })
+	// 4 KiB rounds: coll_perf's 32 KiB domains take 8.
+	t.Run("rounds", func(t *testing.T) { matrixMatchesRun(t, append(args, "-cb_buffer_size", "4k"), 8) })
+}
+
+func matrixMatchesRun(t *testing.T, args []string, wantRounds int) {
 	ran := simulate(t, args...)
 	modelled := simulate(t, append(args, "-source", "matrix")...)
 	require.Len(t, modelled, len(ran))
@@ -49,6 +55,10 @@ func TestSimMatrixMatchesTheRun(t *testing.T) {
 		require.Equal(t, data.crossBytes, got.crossBytes, "%s %s", r.name, r.placement)
 		require.Equal(t, data.t, got.t, "%s %s", r.name, r.placement)
 		require.Equal(t, r.aggs, m.aggs)
+		require.Equal(t, r.rounds, m.rounds, "%s %s", r.name, r.placement)
+		if r.name == "coll_perf" {
+			require.Equal(t, wantRounds, r.rounds)
+		}
 		// Two-phase's own crossing counter (metrics) agrees with the
 		// counting communicator's.
 		require.Equal(t, data.crossBytes, r.metricCross, "%s %s", r.name, r.placement)

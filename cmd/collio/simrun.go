@@ -217,9 +217,10 @@ func (f *simFlags) modelStorage(sr *simRun, files []writeLog) error {
 	return err
 }
 
-// fromMatrix models two-phase's data exchange without running it: rank r
-// sends each aggregator its bytes of the aggregator's file domain (the
-// application matrix), one message per aggregator and round.
+// fromMatrix models two-phase's data exchange without running it: in
+// each round, rank r sends each aggregator its bytes of the aggregator's
+// window of that round (the application matrix over the windows), one
+// message per aggregator and round with data.
 func (f *simFlags) fromMatrix(sr *simRun, prob *place.Problem, m place.Mapping) error {
 	nodes := m.Nodes()
 	aggs := prob.Aggregators(m)
@@ -227,21 +228,36 @@ func (f *simFlags) fromMatrix(sr *simRun, prob *place.Problem, m place.Mapping) 
 	if err != nil {
 		return err
 	}
+	rounds := twophase.Rounds(mat.Domains, f.cb)
+	owner := make([]int, len(mat.Domains)) // aggregator index of each column
+	for i := range owner {
+		owner[i] = i
+	}
+	if rounds > 1 {
+		var wins []coll.Range
+		owner = owner[:0]
+		for k := 0; k < rounds; k++ {
+			for i, d := range mat.Domains {
+				if w := twophase.Window(d, k, f.cb); !w.Empty() {
+					wins = append(wins, w)
+					owner = append(owner, i)
+				}
+			}
+		}
+		if mat, err = place.BuildOver(prob.Access, wins); err != nil {
+			return err
+		}
+	}
 	traffic := make([]simmodel.Traffic, len(m))
 	row := phaseRow{name: twophase.PhaseData + " (matrix)"}
 	recvMsgs := make([]int64, len(m))
-	rounds := 0
-	for _, d := range mat.Domains {
-		rounds = max(rounds, int((d.Len()+f.cb-1)/f.cb))
-	}
 	for r, cells := range mat.Rows {
 		for _, c := range cells {
-			a := aggs[c.Agg]
+			a := aggs[owner[c.Agg]]
 			if a == r || c.Bytes == 0 {
 				continue
 			}
-			msgs := (c.Bytes + f.cb - 1) / f.cb // at least one per round with data; a lower bound
-			fl := simmodel.Flow{Msgs: msgs, Bytes: c.Bytes}
+			fl := simmodel.Flow{Msgs: 1, Bytes: c.Bytes}
 			if nodes.Of[r] != nodes.Of[a] {
 				traffic[r].SentInter = addFlow(traffic[r].SentInter, fl)
 				traffic[a].RecvInter = addFlow(traffic[a].RecvInter, fl)
@@ -250,9 +266,9 @@ func (f *simFlags) fromMatrix(sr *simRun, prob *place.Problem, m place.Mapping) 
 				traffic[r].SentIntra = addFlow(traffic[r].SentIntra, fl)
 				traffic[a].RecvIntra = addFlow(traffic[a].RecvIntra, fl)
 			}
-			row.msgs += msgs
+			row.msgs++
 			row.bytes += c.Bytes
-			recvMsgs[a] += msgs
+			recvMsgs[a]++
 		}
 	}
 	if row.t, err = f.net.Phase(traffic, nodes.Of); err != nil {
