@@ -153,6 +153,19 @@ func (f *placeFlags) run(stdout io.Writer) error {
 		fmt.Fprintf(stdout, "| %s | %d | %d | %d | %.1f%% |\n", c.name, c.m.Nodes().Count(), len(p.Aggregators(c.m)),
 			cross, 100*float64(cross)/float64(max(total, 1)))
 	}
+	seg := make([]string, 0, 3)
+	for _, c := range []struct {
+		name string
+		m    place.Mapping
+	}{{"byslot", defaults[0].m}, {"bynode", defaults[1].m}, {"setmatch", sm}} {
+		cross, total, err := p.SegmentCrossing(c.m)
+		if err != nil {
+			return err
+		}
+		seg = append(seg, fmt.Sprintf("%s %d (%.1f%%)", c.name, cross, 100*float64(cross)/float64(max(total, 1))))
+	}
+	fmt.Fprintf(stdout, "\nWith segmentation (collio_strategy=static or dynamic: each rank's data to its group's aggregator)\n"+
+		"the bytes crossing nodes are: %s.\n", strings.Join(seg, ", "))
 	fmt.Fprintf(stdout, "\nSetMatch took %s. Domains: ROMIO's rule (collio_file_domains=aligned or even);\n", took.Round(time.Microsecond))
 	fmt.Fprintf(stdout, "collio's default affinity domains move blocks to their writer's node at run time.\n")
 	for _, d := range defaults {

@@ -130,6 +130,11 @@ func TestPlaceBenchPatterns(t *testing.T) {
 	require.Contains(t, out, "BTIO-like")
 	// 128^3 points of 40 bytes; three quarters of every domain comes from other nodes.
 	require.Contains(t, out, "| byslot | 4 | 4 | 62914560 | 75.0% |")
+	// Segmentation: byslot's aggregators are ranks 0, 16, 32, 48, each
+	// leading its node's 16 ranks. bynode's are ranks 0-3, so the groups
+	// are {0}, {1}, {2} and {3..63}, led by rank 3 on node 3: 45 ranks'
+	// data (the 61 less the 16 on node 3) crosses.
+	require.Contains(t, out, "the bytes crossing nodes are: byslot 0 (0.0%), bynode 58982400 (70.3%)")
 	code, _, errOut = runPlace(t, "-nodes", "4", "-cores-per-node", "16", "-pattern", "s3d")
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, "-pattern s3d needs -ranks")

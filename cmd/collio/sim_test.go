@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/collio/collio/place"
+	"github.com/collio/collio/segment"
 	"github.com/collio/collio/twophase"
 	"github.com/stretchr/testify/require"
 )
@@ -149,4 +151,37 @@ func TestSimBadFlags(t *testing.T) {
 	var out, errOut bytes.Buffer
 	require.Equal(t, 1, run([]string{"sim", "-ranks", "8", "-cores-per-node", "4", "-patterns", "btio"}, &out, &errOut))
 	require.Contains(t, errOut.String(), "btio needs a square number of ranks, not 8")
+}
+
+// place's model of segmentation (every rank's data to its group's
+// aggregator) predicts exactly the data bytes static segmentation sends
+// across nodes when it runs, for every pattern and placement.
+func TestSimSegmentCrossingMatchesPlace(t *testing.T) {
+	runs := simulate(t, append([]string{"-ranks", "64", "-cores-per-node", "16", "-strategies", "segment"}, smallSizes...)...)
+	require.Len(t, runs, 4*3)
+	crossed := 0
+	f, err := parseSimFlags(smallSizes, io.Discard)
+	require.NoError(t, err)
+	for _, r := range runs {
+		acc, _, err := place.Bench(r.name, 64, f.sizes)
+		require.NoError(t, err)
+		arch := place.Arch{Nodes: 4, CoresPerNode: 16}
+		prob, err := place.NewProblem(acc, arch, 0, place.Domains{})
+		require.NoError(t, err)
+		m, _, err := f.mapping(prob, r.placement, 64, arch)
+		require.NoError(t, err)
+		want, _, err := prob.SegmentCrossing(m)
+		require.NoError(t, err)
+		var got int64 = -1
+		for _, p := range r.phases {
+			if p.name == segment.PhaseData {
+				got = p.crossBytes
+			}
+		}
+		require.Equal(t, want, got, "%s %s", r.name, r.placement)
+		if want > 0 {
+			crossed++
+		}
+	}
+	require.Positive(t, crossed, "no placement crossed nodes: the check proves little")
 }
