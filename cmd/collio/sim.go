@@ -37,22 +37,21 @@ Options:
 
 // simFlags are the inputs of collio sim.
 type simFlags struct {
-	ranks               []int
-	cores, cbNodes      int
-	local, global       int
-	patterns            []string
-	strategies          []string
-	placements          []string
-	source              string
-	cb, stripe          int64
-	sizes               place.Sizes
-	net                 simmodel.Network
-	fs                  sim.Params
-	threshold           float64
-	md                  string
-	timeout             time.Duration
-	ranksText, cbText   string
-	stripeText, fsSizes string
+	ranks          []int
+	cores, cbNodes int
+	local, global  int
+	patterns       []string
+	strategies     []string
+	placements     []string
+	source         string
+	cb, stripe     int64
+	sizes          place.Sizes
+	net            simmodel.Network
+	fs             sim.Params
+	threshold      float64
+	md             string
+	timeout        time.Duration
+	fsSizes        string
 }
 
 func simCmd(args []string, stdout, stderr io.Writer) int {
@@ -79,7 +78,7 @@ func parseSimFlags(args []string, stderr io.Writer) (*simFlags, error) {
 	ranks := fs.String("ranks", "1024,4096", "rank counts")
 	fs.IntVar(&f.cores, "cores-per-node", 64, "ranks per node (each rank count must be a multiple)")
 	pats := fs.String("patterns", "e3sm,btio,s3d,coll_perf", "access patterns: "+strings.Join(place.Benchmarks, ", "))
-	strats := fs.String("strategies", "twophase,tam", "strategies: twophase, segment (static), segment-dynamic, tam")
+	strats := fs.String("strategies", "twophase,tam", "strategies (collio_strategy values): twophase, static, dynamic (OMPIO's segmentation), tam")
 	places := fs.String("placements", "byslot,bynode,setmatch", "rank placements: byslot, bynode, setmatch")
 	fs.StringVar(&f.source, "source", "run", "run: run the strategies in memory; matrix: two-phase's data exchange from the application matrix")
 	cb := fs.String("cb_buffer_size", "16m", "bytes per aggregator per round")
@@ -132,7 +131,7 @@ func parseSimFlags(args []string, stderr io.Writer) (*simFlags, error) {
 	if err := oneOf("pattern", f.patterns, place.Benchmarks); err != nil {
 		return nil, err
 	}
-	if err := oneOf("strategy", f.strategies, []string{"twophase", "segment", "segment-dynamic", "tam"}); err != nil {
+	if err := oneOf("strategy", f.strategies, []string{"twophase", "static", "dynamic", "tam"}); err != nil {
 		return nil, err
 	}
 	if err := oneOf("placement", f.placements, []string{"byslot", "bynode", "setmatch"}); err != nil {

@@ -111,7 +111,7 @@ func TestSimCommandOutput(t *testing.T) {
 	md := filepath.Join(t.TempDir(), "sim.md")
 	var out, errOut bytes.Buffer
 	code := run(append([]string{"sim", "-ranks", "16", "-cores-per-node", "4", "-patterns", "btio,coll_perf",
-		"-strategies", "twophase,segment,segment-dynamic,tam", "-md", md}, smallSizes...), &out, &errOut)
+		"-strategies", "twophase,static,dynamic,tam", "-md", md}, smallSizes...), &out, &errOut)
 	require.Equal(t, 0, code, errOut.String())
 	s := out.String()
 	for _, want := range []string{"| btio | 16 | 4 | byslot | twophase |", "| coll_perf | 16 | 4 | setmatch | tam |",
@@ -157,7 +157,7 @@ func TestSimBadFlags(t *testing.T) {
 // aggregator) predicts exactly the data bytes static segmentation sends
 // across nodes when it runs, for every pattern and placement.
 func TestSimSegmentCrossingMatchesPlace(t *testing.T) {
-	runs := simulate(t, append([]string{"-ranks", "64", "-cores-per-node", "16", "-strategies", "segment"}, smallSizes...)...)
+	runs := simulate(t, append([]string{"-ranks", "64", "-cores-per-node", "16", "-strategies", "static"}, smallSizes...)...)
 	require.Len(t, runs, 4*3)
 	crossed := 0
 	f, err := parseSimFlags(smallSizes, io.Discard)

@@ -102,8 +102,8 @@ func (f *simFlags) inMemory(sr *simRun, acc []place.Access, prob *place.Problem,
 		switch sr.strategy {
 		case "twophase":
 			return twophase.Write(j)
-		case "segment", "segment-dynamic":
-			return segment.Write(j, sr.strategy == "segment-dynamic", false)
+		case "static", "dynamic":
+			return segment.Write(j, sr.strategy == "dynamic", false)
 		}
 		cfg := cfg
 		cfg.Report = &reports[r]
@@ -124,8 +124,8 @@ func (f *simFlags) inMemory(sr *simRun, acc []place.Access, prob *place.Problem,
 		}
 	}
 	active := aggs[:min(len(aggs), sr.aggs)]
-	if strings.HasPrefix(sr.strategy, "segment") {
-		active = aggs // segment's groups: every listed aggregator
+	if sr.strategy == "static" || sr.strategy == "dynamic" {
+		active = aggs // segmentation's groups: every listed aggregator
 	}
 	for _, g := range active {
 		var recv int64
