@@ -207,33 +207,13 @@ func (e *engine) planAffinity(span coll.Range, block int64) (bool, error) {
 	}
 	mine, keys = mine[:nb], keys[:nb]
 	done = metrics.Timer(&e.stats.Plan)
-	owners := make([]int, len(keys))
-	for i, k := range keys {
-		owners[i] = KeyOwner(k)
-	}
-	aggOf := aggIndex(e.aggs, e.size)
-	target, byNode := e.blockTargets(aggOf)
-	doms, kept := AffinityDomains(span, block, owners, target, len(e.aggs))
-	// The bytes that stay with their writer (or, byNode, its node): the
-	// main writer's bytes in each block its aggregator got. The rest (of
-	// the call's TotalBytes, from the entry Allgather) would move.
-	var keptBytes, homeBytes int64
-	for a, d := range doms {
-		for _, b := range d {
-			if o := owners[b]; target[o] == a {
-				keptBytes += keys[b] >> 20
-				if e.aggs[a] == o {
-					homeBytes += keys[b] >> 20
-				}
-			}
-		}
-	}
-	moved := max(j.TotalBytes-keptBytes, 0)
+	ap, ok := PlanAffinity(span, block, keys, e.aggs, j.NodeOf, e.size, j.TotalBytes)
 	done()
-	if 2*moved > j.TotalBytes {
-		e.stats.Domains = fmt.Sprintf("affinity would move %d of the %d bytes", moved, j.TotalBytes)
+	if !ok {
+		e.stats.Domains = fmt.Sprintf("affinity would move %d of the %d bytes", ap.Moved, j.TotalBytes)
 		return false, nil
 	}
+	doms, kept := ap.Doms, ap.Count
 	perRound := int(j.BufSize / block)
 	e.domains = make([]coll.Range, len(e.aggs))
 	e.rounds = AffinityRounds(doms, perRound)
@@ -242,16 +222,16 @@ func (e *engine) planAffinity(span coll.Range, block int64) (bool, error) {
 	}
 	size := sizeText(block)
 	e.stats.Domains = fmt.Sprintf("affinity: %d of %d blocks of %s at their main rank, %d of %d bytes cross ranks",
-		kept.Kept, kept.WithData, size, moved, j.TotalBytes)
-	if byNode {
+		kept.Kept, kept.WithData, size, ap.Moved, j.TotalBytes)
+	if ap.ByNode {
 		e.stats.Domains = fmt.Sprintf("affinity by node: %d of %d blocks of %s at an aggregator on their main rank's node; of %d bytes %d stay at their rank, %d more on its node",
-			kept.Kept, kept.WithData, size, j.TotalBytes, homeBytes, keptBytes-homeBytes)
+			kept.Kept, kept.WithData, size, j.TotalBytes, ap.Home, ap.Kept-ap.Home)
 	}
 	// All data is at its writer: the rounds run without any exchange.
-	if e.local = homeBytes == j.TotalBytes; e.local {
+	if e.local = ap.Home == j.TotalBytes; e.local {
 		e.stats.Domains = fmt.Sprintf("affinity: %d of %d blocks of %s at their main rank, no exchange",
 			kept.Kept, kept.WithData, size)
-		e.checkLocal(mine, doms, aggOf[e.rank])
+		e.checkLocal(mine, doms, aggIndex(e.aggs, e.size)[e.rank])
 	}
 	return true, nil
 }
@@ -319,30 +299,6 @@ func sizeText(b int64) string {
 		return fmt.Sprintf("%d KiB", b>>10)
 	}
 	return fmt.Sprintf("%d B", b)
-}
-
-// blockTargets says which aggregator takes the blocks each rank writes
-// most of: its own index when it aggregates; otherwise, with Job.NodeOf,
-// an aggregator on its node (spread by rank when there are several), so
-// its data crosses shared memory rather than the network; else -1 (ROMIO's
-// domain decides). byNode reports whether any rank got a node's
-// aggregator.
-func (e *engine) blockTargets(aggOf []int) (target []int, byNode bool) {
-	target = slices.Clone(aggOf)
-	nodeOf := e.j.NodeOf
-	if len(nodeOf) != e.size {
-		return target, false
-	}
-	onNode := map[int][]int{}
-	for i, a := range e.aggs {
-		onNode[nodeOf[a]] = append(onNode[nodeOf[a]], i)
-	}
-	for r := range target {
-		if as := onNode[nodeOf[r]]; target[r] < 0 && len(as) > 0 {
-			target[r], byNode = as[r%len(as)], true
-		}
-	}
-	return target, byNode
 }
 
 // checkLocal makes sure, before rounds that skip the exchange, that all
