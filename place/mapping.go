@@ -93,7 +93,8 @@ type Problem struct {
 	Domains Domains
 
 	ranges   []coll.Range
-	matrices map[int]*Matrix
+	matrices map[int]*Matrix   // by aggregator count
+	blocks   map[int64]*Matrix // by affinity block size
 }
 
 // NewProblem checks p's inputs and returns it ready for Crossing and

@@ -142,3 +142,19 @@ func TestPlaceBenchPatterns(t *testing.T) {
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, "btio needs a square number of ranks, not 60")
 }
+
+// The affinity line: the grid of place's TestAffinityCrossingMatchesTheRun,
+// where the model equals the bytes a two-phase run sends across nodes.
+func TestPlaceAffinityDomains(t *testing.T) {
+	code, out, errOut := runPlace(t, "-nodes", "2", "-cores-per-node", "4", "-grid", "8x1", "-array", "40x6144", "-shuffle", "5")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "| setmatch | 2 | 2 | 491520 | 25.0% |")
+	require.Contains(t, out, "With collio's affinity domains (its default, cb_buffer_size 16777216; where they do not apply, ROMIO's):\nbyslot 65536 (3.3%), bynode 65536 (3.3%), setmatch 65536 (3.3%).")
+	// Blocks of 64 KiB do not fit a 32 KiB collective buffer.
+	code, out, errOut = runPlace(t, "-nodes", "2", "-cores-per-node", "4", "-grid", "8x1", "-array", "40x6144", "-shuffle", "5", "-cb_buffer_size", "32k")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "collio's affinity domains do not apply here")
+	code, _, errOut = runPlace(t, "-nodes", "2", "-cores-per-node", "4", "-grid", "8x1", "-array", "40x6144", "-cb_buffer_size", "0")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, `-cb_buffer_size "0": need at least 1 byte`)
+}

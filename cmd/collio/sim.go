@@ -37,21 +37,21 @@ Options:
 
 // simFlags are the inputs of collio sim.
 type simFlags struct {
-	ranks          []int
-	cores, cbNodes int
-	local, global  int
-	patterns       []string
-	strategies     []string
-	placements     []string
-	source         string
-	cb, stripe     int64
-	sizes          place.Sizes
-	net            simmodel.Network
-	fs             sim.Params
-	threshold      float64
-	md             string
-	timeout        time.Duration
-	fsSizes        string
+	ranks           []int
+	cores, cbNodes  int
+	local, global   int
+	patterns        []string
+	strategies      []string
+	placements      []string
+	source, domains string
+	cb, stripe      int64
+	sizes           place.Sizes
+	net             simmodel.Network
+	fs              sim.Params
+	threshold       float64
+	md              string
+	timeout         time.Duration
+	fsSizes         string
 }
 
 func simCmd(args []string, stdout, stderr io.Writer) int {
@@ -81,6 +81,7 @@ func parseSimFlags(args []string, stderr io.Writer) (*simFlags, error) {
 	strats := fs.String("strategies", "twophase,tam", "strategies (collio_strategy values): twophase, static, dynamic (OMPIO's segmentation), tam")
 	places := fs.String("placements", "byslot,bynode,setmatch", "rank placements: byslot, bynode, setmatch")
 	fs.StringVar(&f.source, "source", "run", "run: run the strategies in memory; matrix: two-phase's data exchange from the application matrix")
+	fs.StringVar(&f.domains, "domains", "even", "two-phase's file domains: even (ROMIO's) or affinity (collio's default, blocks to their main writer's aggregator)")
 	cb := fs.String("cb_buffer_size", "16m", "bytes per aggregator per round")
 	fs.IntVar(&f.cbNodes, "cb_nodes", 0, "aggregators (0: one per node)")
 	fs.IntVar(&f.local, "local", 0, "TAM: local aggregators per node (0: TAM's default ceil(512/nodes))")
@@ -137,14 +138,20 @@ func parseSimFlags(args []string, stderr io.Writer) (*simFlags, error) {
 	if err := oneOf("placement", f.placements, []string{"byslot", "bynode", "setmatch"}); err != nil {
 		return nil, err
 	}
+	if f.domains != "even" && f.domains != "affinity" {
+		return nil, fmt.Errorf("-domains %q: want even or affinity", f.domains)
+	}
+	if f.domains == "affinity" && f.global > 0 {
+		return nil, fmt.Errorf("-domains affinity and -global exclude each other (stripe-cyclic domains)")
+	}
 	switch f.source {
 	case "run":
 	case "matrix":
 		if !slices.Equal(f.strategies, []string{"twophase"}) {
 			return nil, fmt.Errorf("-source matrix models two-phase only: give -strategies twophase")
 		}
-		if f.global > 0 {
-			return nil, fmt.Errorf("-source matrix models even file domains, not -global's stripe-cyclic ones")
+		if f.global > 0 || f.domains != "even" {
+			return nil, fmt.Errorf("-source matrix models even file domains, not -global's stripe-cyclic or affinity ones")
 		}
 	default:
 		return nil, fmt.Errorf("-source %q: want run or matrix", f.source)

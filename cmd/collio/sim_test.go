@@ -185,3 +185,27 @@ func TestSimSegmentCrossingMatchesPlace(t *testing.T) {
 	}
 	require.Positive(t, crossed, "no placement crossed nodes: the check proves little")
 }
+
+// On the benchmark patterns no rank writes most of a 64 KiB block, so
+// affinity domains fall back to ROMIO's even ones, in the run as in
+// place's model (place's own tests cover blocks that stay home).
+func TestSimAffinityFallsBackAsPlaceSays(t *testing.T) {
+	sizes := []string{"-e3sm-cells", "256", "-btio-n", "32", "-s3d-n", "32", "-coll_perf-n", "64"}
+	runs := simulate(t, append([]string{"-ranks", "64", "-cores-per-node", "16", "-strategies", "twophase", "-domains", "affinity"}, sizes...)...)
+	require.Len(t, runs, 4*3)
+	f, err := parseSimFlags(sizes, io.Discard)
+	require.NoError(t, err)
+	for _, r := range runs {
+		acc, _, err := place.Bench(r.name, 64, f.sizes)
+		require.NoError(t, err)
+		arch := place.Arch{Nodes: 4, CoresPerNode: 16}
+		prob, err := place.NewProblem(acc, arch, 0, place.Domains{})
+		require.NoError(t, err)
+		m, _, err := f.mapping(prob, r.placement, 64, arch)
+		require.NoError(t, err)
+		want, _, affinity, err := prob.AffinityCrossing(m, f.cb)
+		require.NoError(t, err)
+		require.False(t, affinity, "%s %s", r.name, r.placement)
+		require.Equal(t, want, r.metricCross, "%s %s", r.name, r.placement)
+	}
+}

@@ -83,6 +83,14 @@ func (f *simFlags) inMemory(sr *simRun, acc []place.Access, prob *place.Problem,
 	if err != nil {
 		return err
 	}
+	var affinityBlock, total int64
+	if f.domains == "affinity" {
+		for _, a := range acc {
+			total += a.Size
+		}
+		span, _ := coll.Span(ranges)
+		affinityBlock = twophase.AffinityBlockSize(span, len(aggs), f.cb, 0)
+	}
 	k := comm.NewCounters()
 	k.SetNodes(nodes.Of)
 	files := make([]writeLog, n)
@@ -99,6 +107,7 @@ func (f *simFlags) inMemory(sr *simRun, acc []place.Access, prob *place.Problem,
 		if stripeCount > 0 {
 			j.Stripe, j.StripeCount, j.CoRatio = f.stripe, stripeCount, 1
 		}
+		j.AffinityBlock, j.TotalBytes = affinityBlock, total
 		switch sr.strategy {
 		case "twophase":
 			return twophase.Write(j)
