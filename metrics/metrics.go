@@ -48,7 +48,8 @@ type Call struct {
 	BytesRecv int64 `json:"bytes_recv"`
 	// CrossNodeBytes is the data (not request lists) this rank sent to
 	// ranks on other nodes, where the node layout is known (two or more
-	// nodes, real or collio_node_size ones); two-phase counts it.
+	// nodes, real or collio_node_size ones); two-phase counts it, and TAM
+	// for writes (its second layer's data).
 	CrossNodeBytes int64 `json:"cross_node_bytes"`
 }
 

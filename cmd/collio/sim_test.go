@@ -209,3 +209,30 @@ func TestSimAffinityFallsBackAsPlaceSays(t *testing.T) {
 		require.Equal(t, want, r.metricCross, "%s %s", r.name, r.placement)
 	}
 }
+
+// TAM's first layer stays on the node and its second carries each node's
+// bytes of a domain to two-phase's aggregator for it, so the data it sends
+// across nodes is what place's two-phase model predicts.
+func TestSimTAMCrossingIsTwoPhases(t *testing.T) {
+	runs := simulate(t, append([]string{"-ranks", "64", "-cores-per-node", "16", "-strategies", "tam", "-local", "2"}, smallSizes...)...)
+	require.Len(t, runs, 4*3)
+	f, err := parseSimFlags(smallSizes, io.Discard)
+	require.NoError(t, err)
+	crossed := 0
+	for _, r := range runs {
+		acc, _, err := place.Bench(r.name, 64, f.sizes)
+		require.NoError(t, err)
+		arch := place.Arch{Nodes: 4, CoresPerNode: 16}
+		prob, err := place.NewProblem(acc, arch, 0, place.Domains{})
+		require.NoError(t, err)
+		m, _, err := f.mapping(prob, r.placement, 64, arch)
+		require.NoError(t, err)
+		want, _, err := prob.Crossing(m)
+		require.NoError(t, err)
+		require.Equal(t, want, r.metricCross, "%s %s", r.name, r.placement)
+		if want > 0 {
+			crossed++
+		}
+	}
+	require.Positive(t, crossed)
+}
