@@ -19,7 +19,8 @@ import (
 // TestCrossingBytesUnderMpirun runs the real two-phase collective write
 // (testdata/crosswrite) under this machine's mpirun on two virtual hosts
 // (scripts/vhosts-rsh.sh), once with mpirun's default placement (byslot)
-// and once with the rankfile collio place writes, and checks that the
+// and once with the rankfile collio place writes (and once on this host
+// alone with collio_node_size=2), and checks that the
 // data bytes collio counted as crossing nodes (metrics.Call.CrossNodeBytes,
 // summed over the ranks) are exactly what the placement model predicts
 // for each mapping: 16 KiB for byslot, none for SetMatch.
@@ -61,13 +62,14 @@ func TestCrossingBytesUnderMpirun(t *testing.T) {
 	require.NoError(t, os.WriteFile(hostfile, []byte("vA slots=2\nvB slots=2\n"), 0o644))
 	rsh, err := filepath.Abs("../../scripts/vhosts-rsh.sh")
 	require.NoError(t, err)
-	line := regexp.MustCompile(`crosswrite: rank (\d+) host \S+ vhost (\S+) aggregators \S+ \S+ cross (\d+)`)
-	launch := func(extra ...string) (cross int64, hostOf map[int]string) {
+	line := regexp.MustCompile(`crosswrite: rank (\d+) host \S+ vhost (\S*) aggregators \S+ \S+ cross (\d+)`)
+	launch := func(mpirunArgs []string, appArgs ...string) (cross int64, hostOf map[int]string) {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		args := append([]string{"--allow-run-as-root", "--mca", "plm_rsh_agent", rsh, "--hostfile", hostfile}, extra...)
+		args := append([]string{"--allow-run-as-root"}, mpirunArgs...)
 		args = append(args, "-np", "4", bin, filepath.Join(dir, "out"), "64", "64", "4", "1", strconv.Itoa(seed))
+		args = append(args, appArgs...)
 		cmd := exec.CommandContext(ctx, mpirun, args...)
 		cmd.Env = append(os.Environ(), "TMPDIR="+dir)
 		b, err := cmd.CombinedOutput()
@@ -82,10 +84,15 @@ func TestCrossingBytesUnderMpirun(t *testing.T) {
 		require.Len(t, hostOf, 4, string(b))
 		return cross, hostOf
 	}
-	cross, hosts := launch()
+	vhosts := []string{"--mca", "plm_rsh_agent", rsh, "--hostfile", hostfile}
+	cross, hosts := launch(vhosts)
 	require.Equal(t, map[int]string{0: "vA", 1: "vA", 2: "vB", 3: "vB"}, hosts, "mpirun's default placement is byslot")
 	require.Equal(t, wantSlot, cross, "default placement")
-	cross, hosts = launch("-rf", rf)
+	// collio_node_size=2 on one host: virtual nodes of consecutive ranks,
+	// byslot's layout again.
+	cross, _ = launch([]string{"--oversubscribe"}, "2")
+	require.Equal(t, wantSlot, cross, "collio_node_size=2")
+	cross, hosts = launch(append(vhosts, "-rf", rf))
 	for r, k := range sm.Nodes().Of {
 		require.Equal(t, []string{"vA", "vB"}[k], hosts[r], "rank %d", r)
 	}

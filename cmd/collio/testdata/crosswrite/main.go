@@ -3,9 +3,10 @@
 // process grid as collio place -grid -shuffle does, with one collective
 // two-phase write (ROMIO's even file domains), and prints the data bytes
 // it sent to ranks on other nodes (metrics.Call.CrossNodeBytes) and its
-// host.
+// host. NODESIZE, when given, is the collio_node_size hint (virtual nodes
+// of consecutive ranks instead of the hosts).
 //
-//	crosswrite FILE ROWS COLS PROCROWS PROCCOLS SEED
+//	crosswrite FILE ROWS COLS PROCROWS PROCCOLS SEED [NODESIZE]
 package main
 
 import (
@@ -36,10 +37,10 @@ func main() {
 }
 
 func write(world collio.Comm, args []string) error {
-	if len(args) != 6 {
-		return fmt.Errorf("usage: crosswrite FILE ROWS COLS PROCROWS PROCCOLS SEED")
+	if len(args) != 6 && len(args) != 7 {
+		return fmt.Errorf("usage: crosswrite FILE ROWS COLS PROCROWS PROCCOLS SEED [NODESIZE]")
 	}
-	n := make([]int, 5)
+	n := make([]int, 6)
 	for i, a := range args[1:] {
 		v, err := strconv.Atoi(a)
 		if err != nil {
@@ -58,8 +59,11 @@ func write(world collio.Comm, args []string) error {
 	if err != nil {
 		return err
 	}
-	f, err := collio.Open(world, args[0], collio.ModeCreate|collio.ModeWrOnly, collio.Hints{
-		"collio_strategy": "twophase", "collio_file_domains": "even", "romio_cb_write": "enable"})
+	h := collio.Hints{"collio_strategy": "twophase", "collio_file_domains": "even", "romio_cb_write": "enable"}
+	if n[5] > 0 {
+		h["collio_node_size"] = strconv.Itoa(n[5])
+	}
+	f, err := collio.Open(world, args[0], collio.ModeCreate|collio.ModeWrOnly, h)
 	if err != nil {
 		return err
 	}
