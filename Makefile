@@ -128,7 +128,7 @@ bench: build lib
 # The scale model (docs/placement.md): bytes crossing nodes and modelled
 # two-phase exchange time under byslot, bynode and SetMatch, from the
 # application matrix, and SetMatch's own time: results/sim-placement.md.
-# SIM_RANKS=1024,4096,16384 gives the table of docs/placement.md (about a minute).
+# SIM_RANKS=1024,4096,16384 gives the table of docs/placement.md (about 10 s).
 SIM_RANKS ?= 1024
 simbench: build
 	@mkdir -p results
