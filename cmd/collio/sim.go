@@ -30,7 +30,7 @@ messages, bytes and bytes crossing nodes.
 
 -source matrix models only two-phase's data exchange, from the
 application matrix that collio place builds (no ranks are run), so that
-it reaches ranks counts whose in-memory run would not fit in memory.
+it reaches rank counts whose in-memory run would not fit in memory.
 
 Options:
 `
