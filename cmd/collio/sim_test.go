@@ -236,3 +236,18 @@ func TestSimTAMCrossingIsTwoPhases(t *testing.T) {
 	}
 	require.Positive(t, crossed)
 }
+
+// -global: tamscale's Lustre-like setting, N global aggregators with
+// stripe-cyclic domains, for two-phase and TAM alike.
+func TestSimGlobalAggregators(t *testing.T) {
+	runs := simulate(t, append([]string{"-ranks", "64", "-cores-per-node", "16", "-patterns", "s3d", "-placements", "byslot",
+		"-strategies", "twophase,tam", "-global", "8", "-stripe", "4k", "-local", "2"}, smallSizes...)...)
+	require.Len(t, runs, 2)
+	for _, r := range runs {
+		require.Equal(t, 8, r.aggs, r.strategy)
+		require.Positive(t, r.storage, r.strategy)
+	}
+	require.Less(t, runs[1].gaRecvMax, runs[0].gaRecvMax)
+	_, err := parseSimFlags([]string{"-global", "8", "-domains", "affinity"}, io.Discard)
+	require.ErrorContains(t, err, "exclude each other")
+}
