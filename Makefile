@@ -4,6 +4,7 @@
 #   make fuzz   every fuzz target for FUZZTIME (default 10s) each
 #   make bench  collio vs the host MPI-IO variants on tmpfs and disk: results/bench.md, then make cbench
 #               (QUICK=1: small)
+#   make simbench  the scale model's placement table (collio sim): results/sim-placement.md
 #   make cbench the same C programs on the host MPI-IO and with libcollio preloaded: results/cbench.md
 #               (IOR=/path/to/ior adds IOR; knobs: scripts/cbench.sh -h)
 
@@ -118,10 +119,21 @@ run: build
 # with bin/libcollio.so preloaded, in alternating launches: results/cbench.md and results/cbench.tsv
 # (docs/benchmarks.md). NP is passed to cbench only when set on the command line or in the environment
 # (its default is np 2 and 4).
-.PHONY: bench cbench e10bench
+.PHONY: bench cbench e10bench simbench
 bench: build lib
 	NP=$(NP) scripts/bench.sh
 	scripts/cbench.sh
+	$(MAKE) --no-print-directory simbench
+
+# The scale model (docs/placement.md): bytes crossing nodes and modelled
+# two-phase exchange time under byslot, bynode and SetMatch, from the
+# application matrix, and SetMatch's own time: results/sim-placement.md.
+# SIM_RANKS=1024,4096,16384 gives the table of docs/placement.md (about 10 s).
+SIM_RANKS ?= 1024
+simbench: build
+	@mkdir -p results
+	$(BIN)/collio sim -source matrix -strategies twophase -ranks $(SIM_RANKS) -cores-per-node 64 -md results/sim-placement.md >/dev/null
+	@echo "results/sim-placement.md"
 
 cbench: lib
 	scripts/cbench.sh

@@ -46,6 +46,11 @@ type Call struct {
 	MsgsRecv  int64 `json:"msgs_recv"`
 	BytesSent int64 `json:"bytes_sent"`
 	BytesRecv int64 `json:"bytes_recv"`
+	// CrossNodeBytes is the data (not request lists) this rank sent to
+	// ranks on other nodes, where the node layout is known (two or more
+	// nodes, real or collio_node_size ones); two-phase counts it, and TAM
+	// for writes (its second layer's data).
+	CrossNodeBytes int64 `json:"cross_node_bytes"`
 }
 
 // Add accumulates o into c (for totals over many calls).
@@ -67,6 +72,7 @@ func (c *Call) Add(o Call) {
 	c.MsgsRecv += o.MsgsRecv
 	c.BytesSent += o.BytesSent
 	c.BytesRecv += o.BytesRecv
+	c.CrossNodeBytes += o.CrossNodeBytes
 }
 
 // Timer accumulates elapsed time into a duration.

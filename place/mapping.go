@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/collio/collio/internal/coll"
+	"github.com/collio/collio/segment"
 	"github.com/collio/collio/topo"
 )
 
@@ -92,7 +93,8 @@ type Problem struct {
 	Domains Domains
 
 	ranges   []coll.Range
-	matrices map[int]*Matrix
+	matrices map[int]*Matrix   // by aggregator count
+	blocks   map[int64]*Matrix // by affinity block size
 }
 
 // NewProblem checks p's inputs and returns it ready for Crossing and
@@ -155,6 +157,28 @@ func (p *Problem) Crossing(m Mapping) (crossing, total int64, err error) {
 			if m[r] != m[aggs[c.Agg]] {
 				crossing += c.Bytes
 			}
+		}
+	}
+	return crossing, total, nil
+}
+
+// SegmentCrossing is Crossing for OMPIO's segmentation (package segment,
+// collio_strategy=static or dynamic): the ranks form groups of
+// consecutive ranks, one per aggregator (segment.Groups over the
+// aggregators collio picks under m), and every rank sends all its data to
+// its group's aggregator, so a rank's bytes cross nodes all or none.
+func (p *Problem) SegmentCrossing(m Mapping) (crossing, total int64, err error) {
+	if len(m) != len(p.Access) {
+		return 0, 0, fmt.Errorf("place: mapping of %d ranks for %d ranks", len(m), len(p.Access))
+	}
+	if err := m.Check(p.Arch); err != nil {
+		return 0, 0, err
+	}
+	group, leader := segment.Groups(len(m), p.Aggregators(m))
+	for r, a := range p.Access {
+		total += a.Size
+		if m[r] != m[leader[group[r]]] {
+			crossing += a.Size
 		}
 	}
 	return crossing, total, nil

@@ -80,15 +80,29 @@ func Build(acc []Access, naggs int, dom Domains) (*Matrix, error) {
 	return build(acc, ranges, naggs, dom)
 }
 
+// BuildOver is the matrix of the bytes every rank has in each of the
+// given file ranges (Cell.Agg indexes them): over two-phase's windows
+// of each round, it says who sends what to whom round by round.
+func BuildOver(acc []Access, ranges []coll.Range) (*Matrix, error) {
+	rs, err := Ranges(acc)
+	if err != nil {
+		return nil, err
+	}
+	return over(acc, rs, ranges)
+}
+
 func build(acc []Access, ranges []coll.Range, naggs int, dom Domains) (*Matrix, error) {
 	span, ok := coll.Span(ranges)
 	if !ok {
 		return nil, fmt.Errorf("place: no rank accesses any byte")
 	}
-	m := &Matrix{
-		Domains: twophase.FileDomains(span, naggs, dom.MinDomain, dom.Stripe),
-		Rows:    make([][]Cell, len(acc)),
-	}
+	return over(acc, ranges, twophase.FileDomains(span, naggs, dom.MinDomain, dom.Stripe))
+}
+
+// over fills the matrix of the accesses (whose ranges are given) over
+// domains.
+func over(acc []Access, ranges, domains []coll.Range) (*Matrix, error) {
+	m := &Matrix{Domains: domains, Rows: make([][]Cell, len(acc))}
 	for r, a := range acc {
 		err := a.bytesIn(a.stream(), ranges[r], m.Domains, func(d int, n int64) {
 			m.Rows[r] = append(m.Rows[r], Cell{Agg: d, Bytes: n})

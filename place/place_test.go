@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/collio/collio/internal/coll"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
@@ -256,4 +257,21 @@ func TestSetMatchRowsProperty(t *testing.T) {
 		require.NoError(t, m.Check(a))
 		require.Zero(t, crossing(t, p, m))
 	})
+}
+
+func TestBuildOverGivenRanges(t *testing.T) {
+	acc, err := Grid{Sizes: []int{8, 8}, Procs: []int{2, 2}, Elem: 1}.Accesses()
+	require.NoError(t, err)
+	m, err := Build(acc, 3, Domains{})
+	require.NoError(t, err)
+	o, err := BuildOver(acc, m.Domains)
+	require.NoError(t, err)
+	require.Equal(t, m, o)
+	// Two windows of 8 bytes: rank 0 (rows 0-3, columns 0-3) has the
+	// first half of row 0 and row 1 in them.
+	o, err = BuildOver(acc, []coll.Range{{Start: 0, End: 8}, {Start: 8, End: 16}})
+	require.NoError(t, err)
+	require.Equal(t, []Cell{{0, 4}, {1, 4}}, o.Rows[0])
+	require.Equal(t, []Cell{{0, 4}, {1, 4}}, o.Rows[1])
+	require.Empty(t, o.Rows[2])
 }

@@ -343,14 +343,39 @@ func (p *Problem) refine(m Mapping) (Mapping, error) {
 	for d, a := range aggs {
 		aggNode[d] = m[a]
 	}
+	// The aggregators stay where they are, so each rank's bytes per node
+	// are fixed: summed once, looked up by every move and swap.
+	perNode := make([][]nodeBytes, len(mat.Rows))
+	for r, row := range mat.Rows {
+		for _, c := range row {
+			perNode[r] = append(perNode[r], nodeBytes{aggNode[c.Agg], c.Bytes})
+		}
+		slices.SortFunc(perNode[r], func(a, b nodeBytes) int { return cmp.Compare(a.node, b.node) })
+		merged := perNode[r][:0]
+		for _, nb := range perNode[r] {
+			if k := len(merged) - 1; k >= 0 && merged[k].node == nb.node {
+				merged[k].bytes += nb.bytes
+				continue
+			}
+			merged = append(merged, nb)
+		}
+		perNode[r] = merged
+	}
 	to := func(r, k int) int64 {
-		var n int64
-		for _, c := range mat.Rows[r] {
-			if aggNode[c.Agg] == k {
-				n += c.Bytes
+		row := perNode[r]
+		lo, hi := 0, len(row)
+		for lo < hi { // binary search by hand: the swaps call this most
+			mid := int(uint(lo+hi) >> 1)
+			if row[mid].node < k {
+				lo = mid + 1
+			} else {
+				hi = mid
 			}
 		}
-		return n
+		if lo < len(row) && row[lo].node == k {
+			return row[lo].bytes
+		}
+		return 0
 	}
 	// Only nodes that hold ranks can take more: an empty node would
 	// change the aggregators.
@@ -404,4 +429,10 @@ func (p *Problem) refine(m Mapping) (Mapping, error) {
 		}
 	}
 	return m, nil
+}
+
+// nodeBytes is a rank's bytes to the aggregators of one node.
+type nodeBytes struct {
+	node  int
+	bytes int64
 }

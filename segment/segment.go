@@ -51,6 +51,13 @@ import (
 	"github.com/collio/collio/metrics"
 )
 
+// Phase names given to a counting communicator (comm.SetPhase), so that
+// the scale model can time the metadata and the cycles apart.
+const (
+	PhaseRequests = "segment-requests" // piece lists to the aggregator, the cycle count back
+	PhaseData     = "segment-data"     // the cycles' counts and data
+)
+
 // Options selects the variant.
 type Options struct {
 	Dynamic bool // dynamic segmentation; false: static
@@ -217,9 +224,11 @@ func start(j *coll.Job, o Options, write bool) (*run, error) {
 		r.bytes = j.Access.Size
 	}
 	done()
+	comm.SetPhase(j.Comm, PhaseRequests)
 	if err := r.metadata(); err != nil {
 		return nil, r.finish(err)
 	}
+	comm.SetPhase(j.Comm, PhaseData)
 	return r, nil
 }
 
@@ -313,6 +322,7 @@ func (r *run) body() error {
 // finish frees the group communicator and picks this rank's error: a
 // communication error first, then its own, then file errors.
 func (r *run) finish(err error) error {
+	comm.SetPhase(r.j.Comm, "")
 	r.t = IOTime{Busy: r.ioTime.IO, Wait: r.ioTime.IOWait}
 	r.stats.IO += r.t.Busy
 	r.stats.IOWait += r.t.Wait

@@ -410,6 +410,9 @@ func (r *run) exchangeUp(m int, st *gState, withData bool) error {
 				return err
 			}
 			r.sent(u.end - u.start)
+			if withData && r.nodeOf[a] != r.nodeOf[r.rank] {
+				r.stats.CrossNodeBytes += u.bytes // the data; the list is metadata
+			}
 			sends = append(sends, req)
 		}
 	}

@@ -161,11 +161,12 @@ const (
 
 // run is one call on one rank.
 type run struct {
-	j     *coll.Job
-	rank  int
-	size  int
-	stats *metrics.Call
-	rep   *Report
+	j      *coll.Job
+	rank   int
+	size   int
+	stats  *metrics.Call
+	rep    *Report
+	nodeOf []int // the node of every rank (Config.Nodes)
 
 	// The global layer, as twophase plans it.
 	span   coll.Range
@@ -209,7 +210,7 @@ func newRun(j *coll.Job, cfg Config) (*run, error) {
 	if err := checkConfig(cfg, n); err != nil {
 		return nil, err
 	}
-	r := &run{j: j, rank: j.Comm.Rank(), size: n, stats: j.Stats, rep: cfg.Report, gIndex: -1}
+	r := &run{j: j, rank: j.Comm.Rank(), size: n, stats: j.Stats, rep: cfg.Report, gIndex: -1, nodeOf: cfg.Nodes.Of}
 	if r.stats == nil {
 		r.stats = &metrics.Call{}
 	}

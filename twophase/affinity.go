@@ -1,6 +1,10 @@
 package twophase
 
-import "github.com/collio/collio/internal/coll"
+import (
+	"slices"
+
+	"github.com/collio/collio/internal/coll"
+)
 
 // Affinity file domains: the span is cut into fixed blocks, and each block
 // goes to the aggregator that writes (or reads) the most of its bytes, so
@@ -149,4 +153,72 @@ func AffinityWindow(buf []coll.Range, span coll.Range, block int64, d []int32, m
 		buf = append(buf, r)
 	}
 	return buf
+}
+
+// AffinityPlan is how affinity domains came out of PlanAffinity.
+type AffinityPlan struct {
+	Doms   [][]int32 // each aggregator's blocks (AffinityDomains)
+	Count  BlockCount
+	ByNode bool // some rank's blocks went to an aggregator on its node
+	// Of the call's bytes: those left where the rank that writes most of
+	// their block is (Home), those at that rank or on its node (Kept),
+	// and the rest, which would move (Moved).
+	Home, Kept, Moved int64
+}
+
+// PlanAffinity is the pure part of affinity planning: keys[i] is the
+// maximum OwnerKey over the ranks of block i of span, aggs the
+// aggregators, nodeOf the node of each of the size ranks (nil: unknown)
+// and total the call's bytes. It reports false, leaving the plan to
+// ROMIO's rule, when more than half of the bytes would still cross
+// ranks: scattered blocks mean more and smaller writes, worth it only
+// where most data stays home (ROMIO's domains move (n-1)/n of the data of
+// n aggregators on most layouts).
+func PlanAffinity(span coll.Range, block int64, keys []int64, aggs, nodeOf []int, size int, total int64) (AffinityPlan, bool) {
+	var p AffinityPlan
+	owners := make([]int, len(keys))
+	for i, k := range keys {
+		owners[i] = KeyOwner(k)
+	}
+	aggOf := aggIndex(aggs, size)
+	target, byNode := BlockTargets(aggOf, aggs, nodeOf)
+	p.Doms, p.Count = AffinityDomains(span, block, owners, target, len(aggs))
+	p.ByNode = byNode
+	// The bytes that stay with their writer (or, byNode, its node): the
+	// main writer's bytes in each block its aggregator got.
+	for a, d := range p.Doms {
+		for _, b := range d {
+			if o := owners[b]; target[o] == a {
+				p.Kept += keys[b] >> 20
+				if aggs[a] == o {
+					p.Home += keys[b] >> 20
+				}
+			}
+		}
+	}
+	p.Moved = max(total-p.Kept, 0)
+	return p, 2*p.Moved <= total
+}
+
+// BlockTargets says which aggregator takes the blocks each rank writes
+// most of: its own index when it aggregates (aggOf[r], else -1);
+// otherwise, with nodeOf, an aggregator on its node (spread by rank when
+// there are several), so its data crosses shared memory rather than the
+// network; else -1 (ROMIO's domain decides). byNode reports whether any
+// rank got a node's aggregator.
+func BlockTargets(aggOf, aggs, nodeOf []int) (target []int, byNode bool) {
+	target = slices.Clone(aggOf)
+	if len(nodeOf) != len(aggOf) {
+		return target, false
+	}
+	onNode := map[int][]int{}
+	for i, a := range aggs {
+		onNode[nodeOf[a]] = append(onNode[nodeOf[a]], i)
+	}
+	for r := range target {
+		if as := onNode[nodeOf[r]]; target[r] < 0 && len(as) > 0 {
+			target[r], byNode = as[r%len(as)], true
+		}
+	}
+	return target, byNode
 }

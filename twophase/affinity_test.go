@@ -470,3 +470,35 @@ func TestAffinityCountErrorReachesAll(t *testing.T) {
 	require.ErrorContains(t, errs[0], "another rank could not count")
 	require.ErrorContains(t, errs[1], "not ordered")
 }
+
+func TestBlockTargets(t *testing.T) {
+	// 6 ranks on nodes 0,0,0,1,1,1; aggregators ranks 0 and 3 (indices 0, 1).
+	aggs := []int{0, 3}
+	aggOf := aggIndex(aggs, 6)
+	target, byNode := BlockTargets(aggOf, aggs, []int{0, 0, 0, 1, 1, 1})
+	require.True(t, byNode)
+	require.Equal(t, []int{0, 0, 0, 1, 1, 1}, target)
+	target, byNode = BlockTargets(aggOf, aggs, nil)
+	require.False(t, byNode)
+	require.Equal(t, []int{0, -1, -1, 1, -1, -1}, target)
+}
+
+func TestPlanAffinityFallsBackWhenMostBytesMove(t *testing.T) {
+	span := coll.Range{Start: 0, End: 4 << 10}
+	// Four 1 KiB blocks, owned by ranks 0, 1, 2, 3 with all their bytes;
+	// aggregators 0 and 2 on a node each, ranks 1 and 3 on no node known.
+	keys := []int64{OwnerKey(1024, 0), OwnerKey(1024, 1), OwnerKey(1024, 2), OwnerKey(1024, 3)}
+	p, ok := PlanAffinity(span, 1024, keys, []int{0, 2}, nil, 4, 4096)
+	require.True(t, ok) // half stays: 0's and 2's blocks
+	require.Equal(t, int64(2048), p.Home)
+	require.Equal(t, int64(2048), p.Moved)
+	_, ok = PlanAffinity(span, 1024, keys, []int{0, 2}, nil, 4, 4097)
+	require.False(t, ok)
+	// With nodes, ranks 1 and 3 have an aggregator on theirs: all kept.
+	p, ok = PlanAffinity(span, 1024, keys, []int{0, 2}, []int{0, 0, 1, 1}, 4, 4096)
+	require.True(t, ok)
+	require.True(t, p.ByNode)
+	require.Equal(t, int64(4096), p.Kept)
+	require.Zero(t, p.Moved)
+	require.Equal(t, [][]int32{{0, 1}, {2, 3}}, p.Doms)
+}

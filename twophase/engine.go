@@ -207,33 +207,13 @@ func (e *engine) planAffinity(span coll.Range, block int64) (bool, error) {
 	}
 	mine, keys = mine[:nb], keys[:nb]
 	done = metrics.Timer(&e.stats.Plan)
-	owners := make([]int, len(keys))
-	for i, k := range keys {
-		owners[i] = KeyOwner(k)
-	}
-	aggOf := aggIndex(e.aggs, e.size)
-	target, byNode := e.blockTargets(aggOf)
-	doms, kept := AffinityDomains(span, block, owners, target, len(e.aggs))
-	// The bytes that stay with their writer (or, byNode, its node): the
-	// main writer's bytes in each block its aggregator got. The rest (of
-	// the call's TotalBytes, from the entry Allgather) would move.
-	var keptBytes, homeBytes int64
-	for a, d := range doms {
-		for _, b := range d {
-			if o := owners[b]; target[o] == a {
-				keptBytes += keys[b] >> 20
-				if e.aggs[a] == o {
-					homeBytes += keys[b] >> 20
-				}
-			}
-		}
-	}
-	moved := max(j.TotalBytes-keptBytes, 0)
+	ap, ok := PlanAffinity(span, block, keys, e.aggs, j.NodeOf, e.size, j.TotalBytes)
 	done()
-	if 2*moved > j.TotalBytes {
-		e.stats.Domains = fmt.Sprintf("affinity would move %d of the %d bytes", moved, j.TotalBytes)
+	if !ok {
+		e.stats.Domains = fmt.Sprintf("affinity would move %d of the %d bytes", ap.Moved, j.TotalBytes)
 		return false, nil
 	}
+	doms, kept := ap.Doms, ap.Count
 	perRound := int(j.BufSize / block)
 	e.domains = make([]coll.Range, len(e.aggs))
 	e.rounds = AffinityRounds(doms, perRound)
@@ -242,16 +222,16 @@ func (e *engine) planAffinity(span coll.Range, block int64) (bool, error) {
 	}
 	size := sizeText(block)
 	e.stats.Domains = fmt.Sprintf("affinity: %d of %d blocks of %s at their main rank, %d of %d bytes cross ranks",
-		kept.Kept, kept.WithData, size, moved, j.TotalBytes)
-	if byNode {
+		kept.Kept, kept.WithData, size, ap.Moved, j.TotalBytes)
+	if ap.ByNode {
 		e.stats.Domains = fmt.Sprintf("affinity by node: %d of %d blocks of %s at an aggregator on their main rank's node; of %d bytes %d stay at their rank, %d more on its node",
-			kept.Kept, kept.WithData, size, j.TotalBytes, homeBytes, keptBytes-homeBytes)
+			kept.Kept, kept.WithData, size, j.TotalBytes, ap.Home, ap.Kept-ap.Home)
 	}
 	// All data is at its writer: the rounds run without any exchange.
-	if e.local = homeBytes == j.TotalBytes; e.local {
+	if e.local = ap.Home == j.TotalBytes; e.local {
 		e.stats.Domains = fmt.Sprintf("affinity: %d of %d blocks of %s at their main rank, no exchange",
 			kept.Kept, kept.WithData, size)
-		e.checkLocal(mine, doms, aggOf[e.rank])
+		e.checkLocal(mine, doms, aggIndex(e.aggs, e.size)[e.rank])
 	}
 	return true, nil
 }
@@ -321,30 +301,6 @@ func sizeText(b int64) string {
 	return fmt.Sprintf("%d B", b)
 }
 
-// blockTargets says which aggregator takes the blocks each rank writes
-// most of: its own index when it aggregates; otherwise, with Job.NodeOf,
-// an aggregator on its node (spread by rank when there are several), so
-// its data crosses shared memory rather than the network; else -1 (ROMIO's
-// domain decides). byNode reports whether any rank got a node's
-// aggregator.
-func (e *engine) blockTargets(aggOf []int) (target []int, byNode bool) {
-	target = slices.Clone(aggOf)
-	nodeOf := e.j.NodeOf
-	if len(nodeOf) != e.size {
-		return target, false
-	}
-	onNode := map[int][]int{}
-	for i, a := range e.aggs {
-		onNode[nodeOf[a]] = append(onNode[nodeOf[a]], i)
-	}
-	for r := range target {
-		if as := onNode[nodeOf[r]]; target[r] < 0 && len(as) > 0 {
-			target[r], byNode = as[r%len(as)], true
-		}
-	}
-	return target, byNode
-}
-
 // checkLocal makes sure, before rounds that skip the exchange, that all
 // of this rank's data lies in its own domain. It can only fail if
 // Job.TotalBytes undercounts the call's bytes; the data left out is then
@@ -370,6 +326,7 @@ func (e *engine) checkLocal(mine []int64, doms [][]int32, myDomain int) {
 // m and sends their (offset, length) lists to the aggregators: an
 // Alltoall of (pieces, bytes) per peer, then an Alltoallv of the lists.
 func (e *engine) requests(m int, st *roundState) error {
+	comm.SetPhase(e.j.Comm, PhaseRequests)
 	done := metrics.Timer(&e.stats.Plan)
 	st.inPlace = e.j.Access.MemContiguous()
 	st.win = st.win[:0]
@@ -510,6 +467,20 @@ func (e *engine) countV(scounts, rcounts []int) {
 	}
 }
 
+// countCross adds the data bytes sent to ranks on other nodes (with
+// Job.NodeOf) to the call's record.
+func (e *engine) countCross(scounts []int) {
+	nodeOf := e.j.NodeOf
+	if len(nodeOf) != e.size {
+		return
+	}
+	for p, n := range scounts {
+		if p != e.rank && n > 0 && nodeOf[p] != nodeOf[e.rank] {
+			e.stats.CrossNodeBytes += int64(n)
+		}
+	}
+}
+
 // entries returns the round's requested pieces sorted by file offset
 // (ties in rank order), each with its source and where its data sits in
 // the exchange buffer: sources' data packed in rank order, each source's
@@ -566,3 +537,10 @@ func (e *engine) slot(st *roundState) int {
 // countsWidth is the bytes per peer of the requests' Alltoall: pieces,
 // data bytes, and the bytes of the encoded list.
 const countsWidth = 24
+
+// Phase names given to a counting communicator (comm.SetPhase), so that
+// the scale model can time the two exchanges of a round apart.
+const (
+	PhaseRequests = "twophase-requests" // sizes and (offset, length) lists to the aggregators
+	PhaseData     = "twophase-data"     // the data between ranks and aggregators
+)

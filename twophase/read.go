@@ -8,6 +8,7 @@ import (
 
 	"github.com/collio/collio/driver"
 	"github.com/collio/collio/internal/coll"
+	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/metrics"
 )
 
@@ -19,6 +20,7 @@ import (
 // Rounds are pipelined: the requests of round m+1 are exchanged, and (with
 // overlap) its file reads started, before round m's data is sent back.
 func Read(j *coll.Job) (int64, error) {
+	defer comm.SetPhase(j.Comm, "")
 	e, err := newEngine(j)
 	if err != nil {
 		return 0, err
@@ -155,13 +157,16 @@ func (e *engine) deliver(st *roundState) error {
 	}
 	var err error
 	if !e.local { // nothing to move otherwise
+		comm.SetPhase(j.Comm, PhaseData)
 		err = j.Comm.Alltoallv(send, e.scounts, e.sdispls, recv, e.rcounts, e.rdispls)
+		comm.SetPhase(j.Comm, "")
 	}
 	done()
 	if err != nil {
 		return err
 	}
 	e.countV(e.scounts, e.rcounts)
+	e.countCross(e.scounts)
 	if packed {
 		for p := 0; p < e.size; p++ {
 			i := e.domainOf[p]

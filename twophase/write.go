@@ -9,6 +9,7 @@ import (
 
 	"github.com/collio/collio/driver"
 	"github.com/collio/collio/internal/coll"
+	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/metrics"
 )
 
@@ -17,6 +18,7 @@ import (
 // error is this rank's (a file error on an aggregator, or a communication
 // error); the caller agrees on errors across ranks.
 func Write(j *coll.Job) error {
+	defer comm.SetPhase(j.Comm, "")
 	e, err := newEngine(j)
 	if err != nil {
 		return err
@@ -97,13 +99,16 @@ func (e *engine) writeRound(m int, st *roundState) error {
 	done := metrics.Timer(&e.stats.Shuffle)
 	var err error
 	if !e.local { // nothing to move otherwise
+		comm.SetPhase(j.Comm, PhaseData)
 		err = j.Comm.Alltoallv(send, e.scounts, e.sdispls, recv, e.rcounts, e.rdispls)
+		comm.SetPhase(j.Comm, "")
 	}
 	done()
 	if err != nil {
 		return err
 	}
 	e.countV(e.scounts, e.rcounts)
+	e.countCross(e.scounts)
 	if total+int64(len(st.self)) > 0 && e.io.Err == nil {
 		e.io.Start(e.slot(st), func() coll.IOResult { return e.writeWindow(st, recv) })
 	}

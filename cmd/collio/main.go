@@ -2,10 +2,16 @@
 //
 //	collio recover [-n] [-force] DIR...
 //	collio place -nodes N -cores-per-node C PATTERN [options]
+//	collio sim [options]
 //
 // place maps the ranks of a collective write onto nodes (SetMatch,
 // package place), writes an Open MPI rankfile and reports the bytes that
 // cross nodes under byslot, bynode and SetMatch.
+//
+// sim is a scale model with time: it runs two-phase, segment or TAM on
+// thousands of in-memory ranks placed on nodes (byslot, bynode, SetMatch),
+// counts their messages per phase and applies a network and storage
+// model (package simmodel).
 //
 // recover completes global files after a crash from the E10 caches in each
 // DIR (the e10_cache_path of the job): every cache journal that a running
@@ -37,11 +43,14 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 const usage = `usage: collio recover [-n] [-force] DIR...
        collio place -nodes N -cores-per-node C PATTERN [options]
+       collio sim [options]
 
 recover copies to their global files the writes that E10 cache journals
 in DIR (an e10_cache_path) list as not synced, after a crash.
 place maps ranks onto nodes for collective writes (SetMatch) and writes
 an Open MPI rankfile; collio place -h lists its options.
+sim models the time of collective writes at scale on in-memory ranks;
+collio sim -h lists its options.
 `
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -57,6 +66,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return recoverCmd(args[1:], stdout, stderr)
 	case "place":
 		return placeCmd(args[1:], stdout, stderr)
+	case "sim":
+		return simCmd(args[1:], stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "collio: unknown command %q\n%s", args[0], usage)
 	return 2

@@ -33,6 +33,8 @@ SetMatch. PATTERN is one of:
         that reorders them)
   -pattern coll_perf -ranks N [-size S]
         coll_perf: an S x S x S int32 array over MPI_Dims_create's grid
+  -pattern e3sm|btio|s3d -ranks N
+        E3SM-, BTIO- and S3D-like patterns at collio sim's default sizes
   -pattern ior-segmented -ranks N -block-size B
   -pattern ior-strided -ranks N -block-size B -segments K
   -record DIR [-file NAME] [-call N]
@@ -48,7 +50,7 @@ type placeFlags struct {
 	grid, array, block, pattern, hosts     string
 	elem, size                             int
 	shuffle                                int64
-	blockSize, stripe, minDomain           string
+	blockSize, stripe, minDomain, cbBuffer string
 	rankfile                               string
 	threshold                              float64
 	record, file                           string
@@ -67,7 +69,7 @@ func placeCmd(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.block, "block", "", "each rank's block in elements (instead of -array)")
 	fs.IntVar(&f.elem, "elem", 8, "bytes per array element")
 	fs.Int64Var(&f.shuffle, "shuffle", 0, "scramble the ranks over the grid with this seed (0: MPI_Cart order)")
-	fs.StringVar(&f.pattern, "pattern", "", "coll_perf, ior-segmented or ior-strided (default: -grid)")
+	fs.StringVar(&f.pattern, "pattern", "", "coll_perf, e3sm, btio, s3d, ior-segmented or ior-strided (default: -grid)")
 	fs.IntVar(&f.ranks, "ranks", 0, "number of ranks (patterns; with -grid it must match the grid)")
 	fs.IntVar(&f.size, "size", 256, "coll_perf array edge in int32 elements")
 	fs.StringVar(&f.blockSize, "block-size", "1m", "IOR block size per rank and segment")
@@ -75,6 +77,7 @@ func placeCmd(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&f.cbNodes, "cb_nodes", 0, "cb_nodes hint: aggregators (0: one per node)")
 	fs.StringVar(&f.stripe, "striping_unit", "0", "striping_unit hint: domain edges on multiples of it")
 	fs.StringVar(&f.minDomain, "romio_min_fdomain_size", "0", "romio_min_fdomain_size hint")
+	fs.StringVar(&f.cbBuffer, "cb_buffer_size", "16m", "cb_buffer_size hint (affinity domains' blocks must fit it)")
 	fs.Float64Var(&f.threshold, "threshold", place.DefaultMinFraction, "SetMatch ignores matrix entries below this fraction of the largest")
 	fs.StringVar(&f.record, "record", "", "read the pattern from a COLLIO_RECORD directory")
 	fs.StringVar(&f.file, "file", "", "with -record: the recorded file's base name (needed when several were recorded)")
@@ -117,6 +120,13 @@ func (f *placeFlags) run(stdout io.Writer) error {
 	if dom.MinDomain, err = sizeFlag("romio_min_fdomain_size", f.minDomain); err != nil {
 		return err
 	}
+	cb, err := sizeFlag("cb_buffer_size", f.cbBuffer)
+	if err != nil {
+		return err
+	}
+	if cb < 1 {
+		return fmt.Errorf("-cb_buffer_size %q: need at least 1 byte", f.cbBuffer)
+	}
 	arch := place.Arch{Nodes: f.nodes, CoresPerNode: f.cores}
 	p, err := place.NewProblem(acc, arch, f.cbNodes, dom)
 	if err != nil {
@@ -151,8 +161,39 @@ func (f *placeFlags) run(stdout io.Writer) error {
 		fmt.Fprintf(stdout, "| %s | %d | %d | %d | %.1f%% |\n", c.name, c.m.Nodes().Count(), len(p.Aggregators(c.m)),
 			cross, 100*float64(cross)/float64(max(total, 1)))
 	}
-	fmt.Fprintf(stdout, "\nSetMatch took %s. Domains: ROMIO's rule (collio_file_domains=aligned or even);\n", took.Round(time.Microsecond))
-	fmt.Fprintf(stdout, "collio's default affinity domains move blocks to their writer's node at run time.\n")
+	seg := make([]string, 0, 3)
+	for _, c := range []struct {
+		name string
+		m    place.Mapping
+	}{{"byslot", defaults[0].m}, {"bynode", defaults[1].m}, {"setmatch", sm}} {
+		cross, total, err := p.SegmentCrossing(c.m)
+		if err != nil {
+			return err
+		}
+		seg = append(seg, fmt.Sprintf("%s %d (%.1f%%)", c.name, cross, 100*float64(cross)/float64(max(total, 1))))
+	}
+	fmt.Fprintf(stdout, "\nWith segmentation (collio_strategy=static or dynamic: each rank's data to its group's aggregator)\n"+
+		"the bytes crossing nodes are: %s.\n", strings.Join(seg, ", "))
+	aff := make([]string, 0, 3)
+	applies := false
+	for _, c := range []struct {
+		name string
+		m    place.Mapping
+	}{{"byslot", defaults[0].m}, {"bynode", defaults[1].m}, {"setmatch", sm}} {
+		cross, total, ok, err := p.AffinityCrossing(c.m, cb)
+		if err != nil {
+			return err
+		}
+		applies = applies || ok
+		aff = append(aff, fmt.Sprintf("%s %d (%.1f%%)", c.name, cross, 100*float64(cross)/float64(max(total, 1))))
+	}
+	if applies {
+		fmt.Fprintf(stdout, "With collio's affinity domains (its default, cb_buffer_size %d; where they do not apply, ROMIO's):\n%s.\n",
+			cb, strings.Join(aff, ", "))
+	} else {
+		fmt.Fprintf(stdout, "collio's affinity domains do not apply here (blocks too small, or most bytes would move): ROMIO's rule.\n")
+	}
+	fmt.Fprintf(stdout, "\nSetMatch took %s. The table: ROMIO's domains (collio_file_domains=aligned or even).\n", took.Round(time.Microsecond))
 	for _, d := range defaults {
 		switch {
 		case slices.Equal(sm.Nodes().Of, d.m.Nodes().Of): // the same up to host names
@@ -255,8 +296,14 @@ func (f *placeFlags) accesses() ([]place.Access, string, error) {
 		}
 		acc, err := place.IOR{Ranks: f.ranks, Segments: segs, Block: b}.Accesses()
 		return acc, fmt.Sprintf("IOR %d segments of %d-byte blocks", segs, b), err
+	case "e3sm", "btio", "s3d":
+		if f.ranks < 1 {
+			return nil, "", fmt.Errorf("-pattern %s needs -ranks", f.pattern)
+		}
+		acc, what, err := place.Bench(f.pattern, f.ranks, place.DefaultSizes())
+		return acc, what + "-like (testdata/patterns/README.md, collio sim's default sizes)", err
 	}
-	return nil, "", fmt.Errorf("unknown pattern %q (want coll_perf, ior-segmented or ior-strided, or -grid)", f.pattern)
+	return nil, "", fmt.Errorf("unknown pattern %q (want coll_perf, e3sm, btio, s3d, ior-segmented or ior-strided, or -grid)", f.pattern)
 }
 
 func (f *placeFlags) recordAccesses() ([]place.Access, string, error) {

@@ -123,3 +123,38 @@ func TestPlaceFromRecord(t *testing.T) {
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, "no records (*.rank*.rec)")
 }
+
+func TestPlaceBenchPatterns(t *testing.T) {
+	code, out, errOut := runPlace(t, "-nodes", "4", "-cores-per-node", "16", "-pattern", "btio", "-ranks", "64")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "BTIO-like")
+	// 128^3 points of 40 bytes; three quarters of every domain comes from other nodes.
+	require.Contains(t, out, "| byslot | 4 | 4 | 62914560 | 75.0% |")
+	// Segmentation: byslot's aggregators are ranks 0, 16, 32, 48, each
+	// leading its node's 16 ranks. bynode's are ranks 0-3, so the groups
+	// are {0}, {1}, {2} and {3..63}, led by rank 3 on node 3: 45 ranks'
+	// data (the 61 less the 16 on node 3) crosses.
+	require.Contains(t, out, "the bytes crossing nodes are: byslot 0 (0.0%), bynode 58982400 (70.3%)")
+	code, _, errOut = runPlace(t, "-nodes", "4", "-cores-per-node", "16", "-pattern", "s3d")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "-pattern s3d needs -ranks")
+	code, _, errOut = runPlace(t, "-nodes", "4", "-cores-per-node", "16", "-pattern", "btio", "-ranks", "60")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "btio needs a square number of ranks, not 60")
+}
+
+// The affinity line: the grid of place's TestAffinityCrossingMatchesTheRun,
+// where the model equals the bytes a two-phase run sends across nodes.
+func TestPlaceAffinityDomains(t *testing.T) {
+	code, out, errOut := runPlace(t, "-nodes", "2", "-cores-per-node", "4", "-grid", "8x1", "-array", "40x6144", "-shuffle", "5")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "| setmatch | 2 | 2 | 491520 | 25.0% |")
+	require.Contains(t, out, "With collio's affinity domains (its default, cb_buffer_size 16777216; where they do not apply, ROMIO's):\nbyslot 65536 (3.3%), bynode 65536 (3.3%), setmatch 65536 (3.3%).")
+	// Blocks of 64 KiB do not fit a 32 KiB collective buffer.
+	code, out, errOut = runPlace(t, "-nodes", "2", "-cores-per-node", "4", "-grid", "8x1", "-array", "40x6144", "-shuffle", "5", "-cb_buffer_size", "32k")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "collio's affinity domains do not apply here")
+	code, _, errOut = runPlace(t, "-nodes", "2", "-cores-per-node", "4", "-grid", "8x1", "-array", "40x6144", "-cb_buffer_size", "0")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, `-cb_buffer_size "0": need at least 1 byte`)
+}

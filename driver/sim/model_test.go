@@ -159,3 +159,29 @@ func TestParamsEncodeRoundTrip(t *testing.T) {
 		assert.Error(t, err, "%q", bad)
 	}
 }
+
+func TestTimelineBooksAsTheFileModel(t *testing.T) {
+	p := testParams()
+	tl, err := NewTimeline(Params{StripeSize: p.stripeSize, StripeCount: p.stripeCount, Bandwidth: p.bandwidth,
+		Latency: p.latency, LockLatency: p.lockLatency})
+	require.NoError(t, err)
+	end, rev := tl.Book(0, 1, 0, 1<<20, true)
+	assert.Equal(t, 10*us+ms, end)
+	assert.Zero(t, rev)
+	// Writer 2 takes stripe 0's lock from writer 1 and queues behind it.
+	end, rev = tl.Book(0, 2, 0, 1<<20, true)
+	assert.Equal(t, int64(1), rev)
+	assert.Equal(t, 2*(10*us+ms)+ms, end)
+}
+
+func TestTimelineParams(t *testing.T) {
+	d := DefaultParams()
+	require.NoError(t, d.Check())
+	assert.Equal(t, int64(1<<20), d.StripeSize)
+	assert.Equal(t, 4, d.StripeCount)
+	for _, bad := range []Params{{StripeSize: 0, StripeCount: 1}, {StripeSize: 1, StripeCount: 0},
+		{StripeSize: 1, StripeCount: 2, StartTarget: 2}, {StripeSize: 1, StripeCount: 1, Latency: -1}} {
+		_, err := NewTimeline(bad)
+		assert.Error(t, err, "%+v", bad)
+	}
+}

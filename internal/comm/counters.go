@@ -9,6 +9,17 @@ import (
 // PhaseCount is the traffic attributed to one phase.
 type PhaseCount struct {
 	MsgsSent, MsgsRecv, BytesSent, BytesRecv, Collectives int64
+	// Alltoalls is the part of Collectives that were Alltoall(v) calls,
+	// whose traffic is counted as messages.
+	Alltoalls int64
+	// CollBytesSent and CollBytesRecv are the part of BytesSent and
+	// BytesRecv moved by collectives counted without messages (Bcast,
+	// Allgather(v), Allreduce).
+	CollBytesSent, CollBytesRecv int64
+	// The messages (and their bytes) to or from a rank on another node,
+	// when the Counters know the nodes (SetNodes): a subset of MsgsSent,
+	// MsgsRecv, BytesSent and BytesRecv.
+	MsgsSentInter, MsgsRecvInter, BytesSentInter, BytesRecvInter int64
 }
 
 func (p *PhaseCount) add(q PhaseCount) {
@@ -17,6 +28,13 @@ func (p *PhaseCount) add(q PhaseCount) {
 	p.BytesSent += q.BytesSent
 	p.BytesRecv += q.BytesRecv
 	p.Collectives += q.Collectives
+	p.Alltoalls += q.Alltoalls
+	p.CollBytesSent += q.CollBytesSent
+	p.CollBytesRecv += q.CollBytesRecv
+	p.MsgsSentInter += q.MsgsSentInter
+	p.MsgsRecvInter += q.MsgsRecvInter
+	p.BytesSentInter += q.BytesSentInter
+	p.BytesRecvInter += q.BytesRecvInter
 }
 
 // OtherPhase is the phase of traffic counted while no phase is set.
@@ -29,6 +47,25 @@ type Counters struct {
 	mu    sync.Mutex
 	phase string
 	ranks map[int]map[string]*PhaseCount // world rank -> phase -> counts
+	nodes []int                          // node of each world rank, from SetNodes; nil: not split
+}
+
+// SetNodes makes every wrapper count which messages go to or come from a
+// rank on another node: nodeOf[r] is the node of world rank r, which may
+// differ from the in-memory world's own virtual nodes (a placement being
+// modelled). Peers are known by their world rank only on in-memory
+// communicators; on others, messages are not split. Call it before the
+// ranks communicate; nodeOf is kept, not copied.
+func (k *Counters) SetNodes(nodeOf []int) {
+	k.mu.Lock()
+	k.nodes = nodeOf
+	k.mu.Unlock()
+}
+
+func (k *Counters) nodeLayout() []int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.nodes
 }
 
 func NewCounters() *Counters {

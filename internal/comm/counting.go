@@ -14,19 +14,44 @@ import (
 //   - Isend/Issend: one message sent and its bytes, when started.
 //   - Irecv: one message received and the bytes it brought, when it
 //     completes, in the phase that was current when it was posted.
-//   - Alltoall(v): one message to and one from each other rank with a
-//     nonzero count, with its bytes: what a pairwise exchange sends.
-//     The rank's block to itself is not counted.
+//   - Alltoall(v): one collective (also counted in Alltoalls), and one
+//     message to and one from each other rank with a nonzero count, with
+//     its bytes: what a pairwise exchange sends. The rank's block to
+//     itself is not counted.
 //   - Bcast, Allgather(v), Iallgather, AllreduceInt64, Barrier, Split,
 //     SplitNode, Dup: one collective, plus the bytes this rank contributes
 //     (BytesSent: the root's buffer, the send buffer, 8 per value reduced)
 //     and receives from others (BytesRecv: a non-root's buffer, the other
-//     ranks' blocks, 8 per value of the result). No messages.
+//     ranks' blocks, 8 per value of the result). No messages. These
+//     bytes are also CollBytesSent and CollBytesRecv.
+//
+// With Counters.SetNodes, messages whose peer is on another node are also
+// counted in the Inter fields (in-memory communicators only, where the
+// peer's world rank is known; not Irecv from AnySource).
 func Counting(c Comm, k *Counters) Comm {
 	if c == nil || k == nil {
 		return c
 	}
-	return &countingComm{c: c, k: k, worldRank: worldRankOf(c), phase: new(atomic.Pointer[string])}
+	return newCounting(c, k, worldRankOf(c), new(atomic.Pointer[string]))
+}
+
+func newCounting(c Comm, k *Counters, worldRank int, phase *atomic.Pointer[string]) *countingComm {
+	w := &countingComm{c: c, k: k, worldRank: worldRank, phase: phase}
+	if nodes := k.nodeLayout(); nodes != nil && worldRank >= 0 && worldRank < len(nodes) {
+		if peers := peerWorldRanks(c); peers != nil {
+			w.nodes, w.peers, w.myNode = nodes, peers, nodes[worldRank]
+		}
+	}
+	return w
+}
+
+// peerWorldRanks is the world rank of each rank of c where the
+// implementation knows it (in memory), else nil.
+func peerWorldRanks(c Comm) []int {
+	if m, ok := As[*memComm](c); ok {
+		return m.g.members
+	}
+	return nil
 }
 
 // Phaser is implemented by communicators that attribute traffic to
@@ -76,6 +101,25 @@ type countingComm struct {
 	k         *Counters
 	worldRank int
 	phase     *atomic.Pointer[string] // this rank's own phase, shared with derived comms; nil: the Counters' phase
+	// With the Counters' node layout: the node of each world rank, the
+	// world rank of each rank of c, and this rank's node.
+	nodes, peers []int
+	myNode       int
+}
+
+// inter reports whether rank peer of this communicator is on another
+// node (false when the nodes are not known).
+func (w *countingComm) inter(peer int) bool {
+	return w.peers != nil && peer >= 0 && peer < len(w.peers) && w.nodes[w.peers[peer]] != w.myNode
+}
+
+// sent is one message of n bytes to peer.
+func (w *countingComm) sent(peer, n int) PhaseCount {
+	d := PhaseCount{MsgsSent: 1, BytesSent: int64(n)}
+	if w.inter(peer) {
+		d.MsgsSentInter, d.BytesSentInter = 1, int64(n)
+	}
+	return d
 }
 
 // Unwrap returns the wrapped communicator.
@@ -109,9 +153,10 @@ func (w *countingComm) Barrier() error {
 }
 
 func (w *countingComm) Bcast(buf []byte, root int) error {
-	d := PhaseCount{Collectives: 1, BytesRecv: int64(len(buf))}
+	n := int64(len(buf))
+	d := PhaseCount{Collectives: 1, BytesRecv: n, CollBytesRecv: n}
 	if root == w.c.Rank() {
-		d = PhaseCount{Collectives: 1, BytesSent: int64(len(buf))}
+		d = PhaseCount{Collectives: 1, BytesSent: n, CollBytesSent: n}
 	}
 	return w.count(w.c.Bcast(buf, root), d)
 }
@@ -121,7 +166,8 @@ func (w *countingComm) Allgather(send, recv []byte) error {
 }
 
 func gatherCount(send []byte, size int) PhaseCount {
-	return PhaseCount{Collectives: 1, BytesSent: int64(len(send)), BytesRecv: int64(len(send)) * int64(size-1)}
+	out, in := int64(len(send)), int64(len(send))*int64(size-1)
+	return PhaseCount{Collectives: 1, BytesSent: out, BytesRecv: in, CollBytesSent: out, CollBytesRecv: in}
 }
 
 func (w *countingComm) Allgatherv(send, recv []byte, counts, displs []int) error {
@@ -132,50 +178,65 @@ func (w *countingComm) Allgatherv(send, recv []byte, counts, displs []int) error
 			d.BytesRecv += int64(n)
 		}
 	}
+	d.CollBytesSent, d.CollBytesRecv = d.BytesSent, d.BytesRecv
 	return w.count(err, d)
 }
 
 func (w *countingComm) Alltoall(send, recv []byte, n int) error {
-	d := PhaseCount{Collectives: 1}
+	d := PhaseCount{Collectives: 1, Alltoalls: 1}
 	if peers := int64(w.c.Size() - 1); n > 0 {
 		d.MsgsSent, d.MsgsRecv = peers, peers
 		d.BytesSent, d.BytesRecv = peers*int64(n), peers*int64(n)
+		if w.peers != nil {
+			var inter int64
+			for j := range w.c.Size() {
+				if w.inter(j) {
+					inter++
+				}
+			}
+			d.MsgsSentInter, d.MsgsRecvInter = inter, inter
+			d.BytesSentInter, d.BytesRecvInter = inter*int64(n), inter*int64(n)
+		}
 	}
 	return w.count(w.c.Alltoall(send, recv, n), d)
 }
 
 func (w *countingComm) Alltoallv(send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) error {
 	err := w.c.Alltoallv(send, scounts, sdispls, recv, rcounts, rdispls)
-	d := PhaseCount{Collectives: 1}
+	d := PhaseCount{Collectives: 1, Alltoalls: 1}
 	me := w.c.Rank()
 	for j, n := range scounts {
 		if j != me && n > 0 {
-			d.MsgsSent++
-			d.BytesSent += int64(n)
+			d.add(w.sent(j, n))
 		}
 	}
 	for j, n := range rcounts {
 		if j != me && n > 0 {
 			d.MsgsRecv++
 			d.BytesRecv += int64(n)
+			if w.inter(j) {
+				d.MsgsRecvInter++
+				d.BytesRecvInter += int64(n)
+			}
 		}
 	}
 	return w.count(err, d)
 }
 
 func (w *countingComm) AllreduceInt64(in, out []int64, op Op) error {
-	d := PhaseCount{Collectives: 1, BytesSent: 8 * int64(len(in)), BytesRecv: 8 * int64(len(out))}
+	out8, in8 := 8*int64(len(in)), 8*int64(len(out))
+	d := PhaseCount{Collectives: 1, BytesSent: out8, BytesRecv: in8, CollBytesSent: out8, CollBytesRecv: in8}
 	return w.count(w.c.AllreduceInt64(in, out, op), d)
 }
 
 func (w *countingComm) Isend(buf []byte, dest, tag int) (Request, error) {
 	r, err := w.c.Isend(buf, dest, tag)
-	return r, w.count(err, PhaseCount{MsgsSent: 1, BytesSent: int64(len(buf))})
+	return r, w.count(err, w.sent(dest, len(buf)))
 }
 
 func (w *countingComm) Issend(buf []byte, dest, tag int) (Request, error) {
 	r, err := w.c.Issend(buf, dest, tag)
-	return r, w.count(err, PhaseCount{MsgsSent: 1, BytesSent: int64(len(buf))})
+	return r, w.count(err, w.sent(dest, len(buf)))
 }
 
 func (w *countingComm) Irecv(buf []byte, src, tag int) (Request, error) {
@@ -183,7 +244,7 @@ func (w *countingComm) Irecv(buf []byte, src, tag int) (Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &countedRecv{Request: r, k: w.k, rank: w.worldRank, phase: w.currentPhase()}, nil
+	return &countedRecv{Request: r, k: w.k, rank: w.worldRank, phase: w.currentPhase(), inter: w.inter(src)}, nil
 }
 
 func (w *countingComm) Iallgather(send, recv []byte) (Request, error) {
@@ -207,7 +268,7 @@ func (w *countingComm) derived(c Comm, err error) (Comm, error) {
 	if c == nil {
 		return nil, nil
 	}
-	return &countingComm{c: c, k: w.k, worldRank: w.worldRank, phase: w.phase}, nil
+	return newCounting(c, w.k, w.worldRank, w.phase), nil
 }
 
 // countedRecv counts its message once, when it is first seen complete.
@@ -216,6 +277,7 @@ type countedRecv struct {
 	k     *Counters
 	rank  int
 	phase string
+	inter bool // from a rank on another node
 	once  sync.Once
 }
 
@@ -234,7 +296,11 @@ func (r *countedRecv) Test() (bool, error) {
 func (r *countedRecv) seen(done bool, err error) {
 	if done && err == nil {
 		r.once.Do(func() {
-			r.k.record(r.rank, r.phase, PhaseCount{MsgsRecv: 1, BytesRecv: int64(r.Request.Count())})
+			d := PhaseCount{MsgsRecv: 1, BytesRecv: int64(r.Request.Count())}
+			if r.inter {
+				d.MsgsRecvInter, d.BytesRecvInter = 1, d.BytesRecv
+			}
+			r.k.record(r.rank, r.phase, d)
 		})
 	}
 }

@@ -1,10 +1,77 @@
-package main
+package place
 
 import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/collio/collio/layout"
 )
+
+// Benchmarks lists the application patterns Bench knows, after the
+// benchmarks of the TAM paper (Kang et al.) and ROMIO's coll_perf; they
+// are described in testdata/patterns/README.md.
+var Benchmarks = []string{"e3sm", "btio", "s3d", "coll_perf"}
+
+// Sizes are the problem sizes of the benchmark patterns.
+type Sizes struct {
+	E3SMCells, E3SMLev, E3SMVars, E3SMStride int
+	E3SMSeg                                  float64 // mean segment length, cells
+	Seed                                     uint64  // of E3SM's decomposition
+	BTIOSide, S3DSide, CollPerfSide          int
+}
+
+// DefaultSizes are small enough for thousands of in-memory ranks: the
+// studies count messages and bytes, so a pattern's shape matters more
+// than its size.
+func DefaultSizes() Sizes {
+	return Sizes{E3SMCells: 32, E3SMSeg: 3, E3SMLev: 4, E3SMVars: 2, E3SMStride: 16, Seed: 1,
+		BTIOSide: 128, S3DSide: 64, CollPerfSide: 256}
+}
+
+// Bench returns every rank's access of benchmark pattern name at the
+// given rank count, and a description.
+func Bench(name string, ranks int, sz Sizes) ([]Access, string, error) {
+	if ranks < 1 {
+		return nil, "", fmt.Errorf("place: %s with %d ranks", name, ranks)
+	}
+	if name == "coll_perf" {
+		if sz.CollPerfSide < 1 {
+			return nil, "", fmt.Errorf("place: coll_perf array side %d", sz.CollPerfSide)
+		}
+		d := Dims3(ranks)
+		g := Grid{Sizes: []int{sz.CollPerfSide, sz.CollPerfSide, sz.CollPerfSide}, Procs: d[:], Elem: 4}
+		acc, err := g.Accesses()
+		return acc, fmt.Sprintf("coll_perf %d^3 int32 on a %dx%dx%d grid", sz.CollPerfSide, d[0], d[1], d[2]), err
+	}
+	pt, err := makePattern(name, ranks, sz)
+	if err != nil {
+		return nil, "", err
+	}
+	acc, err := pt.accesses()
+	return acc, pt.name, err
+}
+
+// accesses are the ranks' views of their blocks (hindexed, contiguous
+// in memory).
+func (pt *pattern) accesses() ([]Access, error) {
+	acc := make([]Access, len(pt.blocks))
+	for r, bs := range pt.blocks {
+		lens := make([]int, len(bs))
+		displs := make([]int64, len(bs))
+		var size int64
+		for i, b := range bs {
+			lens[i], displs[i] = int(b.n), b.off
+			size += b.n
+		}
+		ft, err := layout.HIndexed(lens, displs, layout.Byte)
+		if err != nil {
+			return nil, fmt.Errorf("place: %s rank %d: %w", pt.name, r, err)
+		}
+		acc[r] = Access{Filetype: ft, Size: size}
+	}
+	return acc, nil
+}
 
 // block is a contiguous run of file bytes [off, off+n) one rank writes.
 type block struct{ off, n int64 }
@@ -17,24 +84,19 @@ type pattern struct {
 	size   int64     // file bytes the pattern covers (its extent)
 }
 
-// patternSizes are the problem sizes, from flags.
-type patternSizes struct {
-	e3smCells, e3smLev, e3smVars, e3smStride int
-	e3smSeg                                  float64
-	seed                                     uint64
-	btioN, s3dN                              int
-}
-
-func makePattern(name string, p int, sz patternSizes) (*pattern, error) {
+func makePattern(name string, p int, sz Sizes) (*pattern, error) {
 	switch name {
 	case "e3sm":
+		if sz.E3SMSeg < 1 || sz.E3SMCells < 1 || sz.E3SMLev < 1 || sz.E3SMVars < 1 {
+			return nil, fmt.Errorf("place: e3sm needs at least one cell per rank, level and variable, and a mean segment of at least 1 cell")
+		}
 		return e3sm(p, sz), nil
 	case "btio":
-		return btio(p, sz.btioN)
+		return btio(p, sz.BTIOSide)
 	case "s3d":
-		return s3d(p, sz.s3dN)
+		return s3d(p, sz.S3DSide)
 	}
-	return nil, fmt.Errorf("unknown pattern %q (want e3sm, btio or s3d)", name)
+	return nil, fmt.Errorf("place: unknown pattern %q (want e3sm, btio, s3d or coll_perf)", name)
 }
 
 // finish sorts and merges every rank's blocks.
@@ -62,9 +124,9 @@ func finish(pt *pattern) *pattern {
 // stride) for SFC segment k, so a rank's consecutive segments land in
 // distant file regions while each segment's file neighbours come from the
 // same or nearby ranks. Every variable has lev levels of ncells doubles.
-func e3sm(p int, sz patternSizes) *pattern {
-	rng := rand.New(rand.NewPCG(sz.seed, 0xE35))
-	ncells := int64(p) * int64(sz.e3smCells)
+func e3sm(p int, sz Sizes) *pattern {
+	rng := rand.New(rand.NewPCG(sz.Seed, 0xE35))
+	ncells := int64(p) * int64(sz.E3SMCells)
 	type seg struct {
 		start, n int64 // SFC positions
 		rank     int
@@ -72,15 +134,15 @@ func e3sm(p int, sz patternSizes) *pattern {
 	var segs []seg
 	for pos := int64(0); pos < ncells; {
 		n := int64(1)
-		for rng.Float64() < 1-1/sz.e3smSeg {
+		for rng.Float64() < 1-1/sz.E3SMSeg {
 			n++
 		}
-		r := pos / int64(sz.e3smCells)
-		n = min(n, (r+1)*int64(sz.e3smCells)-pos) // a segment stays on one rank
+		r := pos / int64(sz.E3SMCells)
+		n = min(n, (r+1)*int64(sz.E3SMCells)-pos) // a segment stays on one rank
 		segs = append(segs, seg{pos, n, int(r)})
 		pos += n
 	}
-	stride := max(sz.e3smStride, 1)
+	stride := max(sz.E3SMStride, 1)
 	order := make([]int, len(segs))
 	for k := range order {
 		order[k] = k
@@ -100,15 +162,15 @@ func e3sm(p int, sz patternSizes) *pattern {
 	pt := &pattern{name: "E3SM", blocks: make([][]block, p)}
 	const dbl = 8
 	slab := ncells * dbl
-	for v := 0; v < sz.e3smVars; v++ {
-		for l := 0; l < sz.e3smLev; l++ {
-			base := int64(v*sz.e3smLev+l) * slab
+	for v := 0; v < sz.E3SMVars; v++ {
+		for l := 0; l < sz.E3SMLev; l++ {
+			base := int64(v*sz.E3SMLev+l) * slab
 			for k, s := range segs {
 				pt.blocks[s.rank] = append(pt.blocks[s.rank], block{base + cellOff[k]*dbl, s.n * dbl})
 			}
 		}
 	}
-	pt.size = int64(sz.e3smVars*sz.e3smLev) * slab
+	pt.size = int64(sz.E3SMVars*sz.E3SMLev) * slab
 	return finish(pt)
 }
 
@@ -122,10 +184,10 @@ func btio(p, n int) (*pattern, error) {
 		q++
 	}
 	if q*q != p {
-		return nil, fmt.Errorf("btio needs a square number of ranks, not %d", p)
+		return nil, fmt.Errorf("place: btio needs a square number of ranks, not %d", p)
 	}
 	if n%q != 0 {
-		return nil, fmt.Errorf("btio: array side %d is not a multiple of sqrt(ranks) = %d", n, q)
+		return nil, fmt.Errorf("place: btio: array side %d is not a multiple of sqrt(ranks) = %d", n, q)
 	}
 	const rec = 5 * 8
 	c := n / q // cell side
@@ -155,10 +217,10 @@ var s3dVars = []int{11, 3, 1, 1}
 // four variables, 4-D arrays (x fastest, then y, z, component), written
 // one after the other, 8-byte doubles.
 func s3d(p, n int) (*pattern, error) {
-	d := dims3(p)
+	d := Dims3(p)
 	px, py, pz := d[0], d[1], d[2]
 	if n%px != 0 || n%py != 0 || n%pz != 0 {
-		return nil, fmt.Errorf("s3d: mesh side %d not divisible by the process grid %dx%dx%d", n, px, py, pz)
+		return nil, fmt.Errorf("place: s3d: mesh side %d not divisible by the process grid %dx%dx%d", n, px, py, pz)
 	}
 	nx, ny, nz := n/px, n/py, n/pz
 	N := int64(n)
@@ -183,9 +245,9 @@ func s3d(p, n int) (*pattern, error) {
 	return finish(pt), nil
 }
 
-// dims3 factors p into three factors as equal as possible, largest first
+// Dims3 factors p into three factors as equal as possible, largest first
 // (what MPI_Dims_create gives).
-func dims3(p int) [3]int {
+func Dims3(p int) [3]int {
 	d := [3]int{1, 1, 1}
 	var primes []int
 	for f, m := 2, p; m > 1; {
