@@ -1,10 +1,6 @@
 package coll
 
-import (
-	"unsafe"
-
-	"golang.org/x/sys/unix"
-)
+import "unsafe"
 
 // Pool is one reusable buffer. The pools of Buffers set OffHeap keep
 // large buffers outside the Go heap until Release.
@@ -34,7 +30,7 @@ func (p *Pool) Get(n int64) []byte {
 func (p *Pool) alloc(n int64) []byte {
 	if p.offHeap && n >= mapMin {
 		size := (n + mapMin - 1) / mapMin * mapMin
-		if b, err := unix.Mmap(-1, 0, int(size), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS); err == nil {
+		if b, err := mapBuffer(size); err == nil {
 			p.mapped = b
 			return b
 		}
@@ -55,11 +51,11 @@ func (p *Pool) Keep(b []byte) {
 	p.B = b
 }
 
-// Release gives the buffer back: a mapped one is unmapped, so no slice
-// of it may be used afterwards.
+// Release gives the buffer back: a mapped one goes to the next pool that
+// maps one (or is unmapped), so no slice of it may be used afterwards.
 func (p *Pool) Release() {
 	if p.mapped != nil {
-		_ = unix.Munmap(p.mapped) // only fails for a bad address: not ours
+		unmapBuffer(p.mapped)
 		p.mapped = nil
 	}
 	p.B = nil
