@@ -71,6 +71,10 @@ type File struct {
 	// agreement; skipped the calls since that went the same way without
 	// agreeing (repeatsIndependent).
 	streak, skipped [2]int
+	// shared is the shared file pointer (shared.go); nil when the file
+	// has none, and noShared says why.
+	shared   comm.Counter
+	noShared string
 	// slots are the private communicators of nonblocking operations;
 	// pending the operations started and not waited for (nonblocking.go).
 	slots   [opSlots]opSlot
