@@ -21,6 +21,12 @@ func TestOverlapFigures(t *testing.T) {
 		{OverlapResult{Compute: 2, IO: 1, Blocking: 3, Nonblocking: 2}, 1, 1.5},
 		{OverlapResult{Compute: 0.5, IO: 1, Blocking: 1.5, Nonblocking: 1.25}, 0.5, 1.2},
 		{OverlapResult{Compute: 1, IO: 1, Blocking: 2, Nonblocking: 0}, 2, 0},
+		// The blocking run's own I/O time (blocking - C), not T_io: here
+		// 0.5, all of it hidden.
+		{OverlapResult{Compute: 1, IO: 1, Blocking: 1.5, Nonblocking: 1}, 1, 1.5},
+		{OverlapResult{Compute: 2, IO: 1, Blocking: 2.5, Nonblocking: 2.25}, 0.5, 2.5 / 2.25},
+		// A blocking run shorter than its compute (clock trouble): no figure.
+		{OverlapResult{Compute: 1, IO: 1, Blocking: 0.9, Nonblocking: 1}, 0, 0.9},
 	} {
 		OverlapFigures(&c.r)
 		require.InDelta(t, c.hidden, c.r.Hidden, 1e-9, "%+v", c.r)
@@ -96,7 +102,7 @@ func TestRunOverlap(t *testing.T) {
 	}))
 	for r, err := range errs {
 		require.Error(t, err, "rank %d", r)
-		require.Contains(t, err.Error(), "3 wrong values", "rank 1 found one in each of the 3 reads; rank %d", r)
+		require.Contains(t, err.Error(), "8 wrong values", "rank 1 found one in each of the 8 reads (5 warm-up); rank %d", r)
 	}
 	errs = make([]error, 3)
 	require.NoError(t, comm.RunWorld(3, 0, func(c comm.Comm) error {
