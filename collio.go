@@ -80,10 +80,10 @@ func Typed(buf []byte, count int, t *Type) Buffer {
 
 // SetView sets the view (collective): the file is seen from byte disp as
 // filetype tiled without end, in units of etype. hints may change the hints
-// that are not open-only. The individual file pointer goes back to 0.
-// disp must be >= 0: MPI's MPI_DISPLACEMENT_CURRENT names the shared file
-// pointer's position, and the Go API has no shared file pointer; to start
-// a view where the individual pointer is, pass ByteOffset(Position()).
+// that are not open-only. The individual and shared file pointers go back
+// to 0. disp must be >= 0; to start a view where a pointer is (MPI's
+// MPI_DISPLACEMENT_CURRENT), pass ByteOffset(Position()) or
+// ByteOffset(PositionShared()) computed before.
 func (f *File) SetView(disp int64, etype, filetype *Type, hints Hints) error {
 	return f.f.SetView(adio.View{Disp: disp, Etype: etype, Filetype: filetype}, hints)
 }
@@ -172,6 +172,76 @@ func (f *File) Seek(off int64, whence int) (int64, error) { return f.f.Seek(off,
 
 // Position returns the individual file pointer, in etypes.
 func (f *File) Position() int64 { return f.f.Position() }
+
+// The shared file pointer: one position (in etypes of the view) for all
+// ranks of the file. It starts at 0 (at the end of file with ModeAppend),
+// and SetView resets it to 0. Shared calls are independent and land in the
+// order the ranks reach the pointer; ordered calls are collective and put
+// every rank's data after that of the ranks before it, in rank order (MPI's
+// *_shared and *_ordered calls).
+
+// WriteShared writes p at the shared file pointer and advances the
+// pointer past it (independent).
+func (f *File) WriteShared(p []byte) (int, error) {
+	_, n, err := f.f.WriteShared(adio.Bytes(p))
+	return int(n), err
+}
+
+// ReadShared reads len(p) bytes from the shared file pointer and advances
+// the pointer by len(p) (independent); fewer bytes only at end of file,
+// with io.EOF.
+func (f *File) ReadShared(p []byte) (int, error) {
+	_, n, err := f.f.ReadShared(adio.Bytes(p))
+	return short(n, len(p), err)
+}
+
+// WriteOrdered writes every rank's p in rank order from the shared file
+// pointer and advances the pointer past all of them (collective).
+func (f *File) WriteOrdered(p []byte) (int, error) {
+	_, n, err := f.f.WriteOrdered(adio.Bytes(p))
+	return int(n), err
+}
+
+// ReadOrdered reads, in rank order from the shared file pointer, len(p)
+// bytes for every rank and advances the pointer past all of them
+// (collective); fewer bytes only at end of file, with io.EOF.
+func (f *File) ReadOrdered(p []byte) (int, error) {
+	_, n, err := f.f.ReadOrdered(adio.Bytes(p))
+	return short(n, len(p), err)
+}
+
+// WriteSharedBuffer is WriteShared for a noncontiguous buffer.
+func (f *File) WriteSharedBuffer(b Buffer) (int64, error) {
+	_, n, err := f.f.WriteShared(b)
+	return n, err
+}
+
+// ReadSharedBuffer is ReadShared for a noncontiguous buffer; it returns
+// the bytes read, fewer than b's size only at end of file.
+func (f *File) ReadSharedBuffer(b Buffer) (int64, error) {
+	_, n, err := f.f.ReadShared(b)
+	return n, err
+}
+
+// WriteOrderedBuffer is WriteOrdered for a noncontiguous buffer.
+func (f *File) WriteOrderedBuffer(b Buffer) (int64, error) {
+	_, n, err := f.f.WriteOrdered(b)
+	return n, err
+}
+
+// ReadOrderedBuffer is ReadOrdered for a noncontiguous buffer.
+func (f *File) ReadOrderedBuffer(b Buffer) (int64, error) {
+	_, n, err := f.f.ReadOrdered(b)
+	return n, err
+}
+
+// SeekShared moves the shared file pointer (in etypes) relative to
+// io.SeekStart, io.SeekCurrent or io.SeekEnd and returns the new position
+// (collective: every rank passes the same off and whence).
+func (f *File) SeekShared(off int64, whence int) (int64, error) { return f.f.SeekShared(off, whence) }
+
+// PositionShared returns the shared file pointer, in etypes (independent).
+func (f *File) PositionShared() (int64, error) { return f.f.PositionShared() }
 
 // ByteOffset converts an offset in etypes of the view to a byte offset in
 // the file.

@@ -92,11 +92,11 @@ func TestOpenKeepsPrivateCommunicators(t *testing.T) {
 		user, err = c.Dup()
 		require.NoError(t, err)
 		kept := false
-		require.NoError(t, adio.Warm(user, func(dc comm.Comm, keep func(any, adio.Releaser)) error {
+		require.NoError(t, adio.Warm(user, false, func(dc comm.Comm, keep func(any, adio.Releaser)) error {
 			keep("extra", releaser{&kept})
 			return nil
 		}))
-		require.NoError(t, adio.Warm(user, nil))
+		require.NoError(t, adio.Warm(user, false, nil))
 		assert.Equal(t, before+2, mpi.Created(), "the user's communicator and the warmed duplicate")
 		f = open("w")
 		assert.Equal(t, before+2, mpi.Created(), "the first open made no duplicate")
@@ -111,7 +111,7 @@ func TestOpenKeepsPrivateCommunicators(t *testing.T) {
 
 		// A spare made for one communicator serves the first open on a
 		// congruent one (IOR opens on a split of MPI_COMM_WORLD).
-		require.NoError(t, adio.Warm(c, nil))
+		require.NoError(t, adio.Warm(c, false, nil))
 		split, err := c.Split(0, c.Rank())
 		require.NoError(t, err)
 		user = split

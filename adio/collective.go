@@ -214,7 +214,10 @@ var repeatReason = fmt.Sprintf("the agreed calls before chose independent I/O: r
 
 // forgetPattern restarts the learning of repeatsIndependent: a new view,
 // hints or atomic mode may change the choice.
-func (f *File) forgetPattern() { f.streak, f.skipped = [2]int{}, [2]int{} }
+func (f *File) forgetPattern() {
+	f.streak, f.skipped = [2]int{}, [2]int{}
+	f.pattern++
+}
 
 func direction(write bool) int {
 	if write {

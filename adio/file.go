@@ -71,6 +71,13 @@ type File struct {
 	// agreement; skipped the calls since that went the same way without
 	// agreeing (repeatsIndependent).
 	streak, skipped [2]int
+	// pattern counts the forgetPattern calls: nonblocking operations
+	// learn on their slots only what was learned since the last one.
+	pattern uint64
+	// shared is the shared file pointer (shared.go); nil when the file
+	// has none, and noShared says why.
+	shared   comm.Counter
+	noShared string
 	// slots are the private communicators of nonblocking operations;
 	// pending the operations started and not waited for (nonblocking.go).
 	slots   [opSlots]opSlot

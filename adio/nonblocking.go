@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/ioerr"
 )
@@ -47,11 +48,41 @@ type Request struct {
 	released atomic.Bool
 }
 
-// opSlot is one private communicator for operations and the done channel
-// of the last operation started on it.
+// opSlot is one private communicator for operations, the done channel of
+// the last operation started on it, and what its operations hand on to
+// the next one, as a file's blocking calls do: the exchange buffers, and
+// the pattern the automatic choice learned (repeatsIndependent). The
+// slot's operations run in start order on every rank, so every rank
+// learns the same; pattern counts the file's forgetPattern calls the
+// learning started after.
 type opSlot struct {
-	comm comm.Comm
-	last chan struct{}
+	comm            comm.Comm
+	last            chan struct{}
+	buffers         coll.Buffers
+	streak, skipped [2]int
+	pattern         uint64
+}
+
+// lend gives the operation about to run on the slot the slot's buffers
+// and, per direction, the longer of two learned patterns: the slot's
+// operations', or the file's blocking calls' when the operation started
+// (forOp copied it). Both are the same on every rank at this point.
+func (s *opSlot) lend(of *File) {
+	if s.pattern != of.pattern {
+		s.streak, s.skipped, s.pattern = [2]int{}, [2]int{}, of.pattern
+	}
+	for d := range s.streak {
+		if s.streak[d] > of.streak[d] {
+			of.streak[d], of.skipped[d] = s.streak[d], s.skipped[d]
+		}
+	}
+	of.buffers = s.buffers
+}
+
+// keep takes back what lend gave, as the operation left it.
+func (s *opSlot) keep(of *File) {
+	s.buffers, s.streak, s.skipped = of.buffers, of.streak, of.skipped
+	of.buffers = coll.Buffers{}
 }
 
 // threadLeveler is implemented by communicators that know whether several
@@ -126,7 +157,9 @@ func (f *File) start(op string, write bool, a Access, offset func() int64, advan
 		if prev != nil {
 			<-prev
 		}
+		slot.lend(of)
 		r.n, r.err = of.collective(blockingOp(op), write, a, func() int64 { return off }, false)
+		slot.keep(of)
 		close(r.done)
 	}
 	if concurrentCalls(f.comm) {
@@ -167,6 +200,7 @@ func (f *File) forOp(c comm.Comm, seq int64, digest uint64) *File {
 		comm: c, path: f.path, fpath: f.fpath, drv: f.drv, f: f.f, mode: f.mode, hints: f.hints, cfg: f.cfg,
 		configList: f.configList, nodes: f.nodes, aggs: f.aggs, layout: f.layout, dopts: f.dopts,
 		view: f.view, atomic: f.atomic, seq: seq, digest: digest, viewsContiguous: f.viewsContiguous,
+		pattern: f.pattern, streak: f.streak, skipped: f.skipped,
 		// Operations may run at once: none read-modify-writes (see sieves).
 		cached: f.cached, cacheOff: f.cacheOff, dsWriteOK: false, stderr: f.stderr,
 	}
@@ -307,7 +341,7 @@ func (f *File) freeSlots() error {
 			if err := s.comm.Free(); err != nil && first == nil {
 				first = err
 			}
-			s.comm, s.last = nil, nil
+			*s = opSlot{}
 		}
 	}
 	return first

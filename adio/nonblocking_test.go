@@ -1,6 +1,9 @@
 package adio
 
 import (
+	"bytes"
+	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -34,4 +37,96 @@ func TestNoReadModifyWriteWhileTransfersAreInFlight(t *testing.T) {
 		require.True(t, f.sieves(true), "sieving again once it was waited for")
 		return f.Close()
 	}))
+}
+
+// Nonblocking operations learn a repeating independent pattern as blocking
+// calls do, the same on every rank: an operation starts from what the
+// file's blocking calls had learned when it started, or from what the
+// operations before it on its slot learned, whichever is longer; a new
+// view forgets both. The data is checked.
+func TestNonblockingLearnsThePattern(t *testing.T) {
+	dir := t.TempDir()
+	const piece = 8 << 10 // above the small-piece rule: independent
+	world(t, 3, func(c comm.Comm) error {
+		p, r := c.Size(), c.Rank()
+		f, err := Open(c, filepath.Join(dir, "f"), ModeCreate|ModeRdWr, OpenOptions{})
+		if err != nil {
+			return err
+		}
+		call := 0
+		next := func() (Access, int64) {
+			call++
+			return Bytes(rankData(r+p*call, piece)), int64((call*p + r) * piece)
+		}
+		// expect checks the last call: independent, and repeated without
+		// agreement or not.
+		expect := func(what string, want bool) error {
+			last, _ := f.Stats()
+			if last.Strategy != "independent" || (last.Reason == repeatReason) != want {
+				return fmt.Errorf("%s (call %d): strategy %s, reason %q; want repeated without agreement: %v", what, call, last.Strategy, last.Reason, want)
+			}
+			return nil
+		}
+		blocking := func(what string, want bool) error {
+			a, off := next()
+			if _, err := f.WriteAtAll(a, off); err != nil {
+				return err
+			}
+			return expect(what, want)
+		}
+		nonblocking := func(what string, want bool) error {
+			a, off := next()
+			req, err := f.IWriteAtAll(a, off)
+			if err != nil {
+				return err
+			}
+			if _, err := req.Wait(); err != nil {
+				return err
+			}
+			return expect(what, want)
+		}
+		// No blocking call yet: each of the 4 slots learns from its own
+		// operations, two agreed ones each.
+		for i := range 12 {
+			if err := nonblocking(fmt.Sprintf("nonblocking write %d", i), i >= 8); err != nil {
+				return err
+			}
+		}
+		// The file's blocking calls learn on their own.
+		for i := range 3 {
+			if err := blocking(fmt.Sprintf("blocking write %d", i), i >= 2); err != nil {
+				return err
+			}
+		}
+		// A new view forgets everything; an operation started after
+		// blocking calls learned again starts from their streak.
+		if err := f.SetView(DefaultView(), nil); err != nil {
+			return err
+		}
+		if err := nonblocking("the first nonblocking write after set_view", false); err != nil {
+			return err
+		}
+		for i := range 2 {
+			if err := blocking(fmt.Sprintf("blocking write %d after set_view", i), false); err != nil {
+				return err
+			}
+		}
+		if err := nonblocking("a nonblocking write after two agreed blocking ones", true); err != nil {
+			return err
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "f"))
+		if err != nil {
+			return err
+		}
+		for k := 1; k <= call; k++ {
+			at := (k*p + r) * piece
+			if at+piece > len(b) || !bytes.Equal(b[at:at+piece], rankData(r+p*k, piece)) {
+				return fmt.Errorf("call %d's data differs", k)
+			}
+		}
+		return nil
+	})
 }

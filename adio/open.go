@@ -32,6 +32,10 @@ type OpenOptions struct {
 	// Stderr receives COLLIO_PRINT_HINTS output and warnings on rank 0; nil
 	// means os.Stderr.
 	Stderr io.Writer
+	// NoSharedPointer skips the shared file pointer, whose MPI window
+	// costs an MPI_Win_allocate at the first open on a communicator;
+	// shared and ordered calls then fail with ErrUnsupported.
+	NoSharedPointer bool
 }
 
 // Open opens path collectively on every rank of c. Every rank must pass
@@ -111,6 +115,10 @@ func (f *File) open(c comm.Comm, opts OpenOptions, getenv func(string) string) e
 			return err
 		}
 		f.fp = size // the default view counts in bytes
+	}
+	if err := f.openSharedPointer(opts.NoSharedPointer); err != nil {
+		f.closeDriverFile()
+		return err
 	}
 	if aggWarning != "" {
 		f.setHints(f.hints.WithWarning(aggWarning))
@@ -218,8 +226,8 @@ func (f *File) leaveComm() error {
 
 // Keep keeps v with the file's private communicator: a later open on the
 // same application communicator that reuses it finds v with Kept, and v is
-// released (collectively) when the communicator is. The C library keeps
-// its shared file pointer window this way.
+// released (collectively) when the communicator is (the shared file
+// pointer is kept this way).
 func (f *File) Keep(key any, v Releaser) { f.entry.SetValue(key, v) }
 
 // Kept returns what Keep kept under key, or nil.
@@ -501,12 +509,12 @@ func (c shapedComm) Unwrap() comm.Comm { return c.Comm }
 // on c would make, with its node layout, and keeps it as a spare (package
 // commpool): the first open on c, or on any communicator with the same
 // ranks in the same order (IOR opens on a split of MPI_COMM_WORLD), takes
-// it ready. extra may keep more with it (the C library's shared-pointer
-// window); it runs on every rank. A failure on any rank leaves nothing
+// it ready, with its shared file pointer unless noSharedPointer (see
+// OpenOptions). extra may keep more with it; it runs on every rank. A failure on any rank leaves nothing
 // kept, on every rank, and is returned. Warm does nothing for
 // communicators that cannot compare themselves (not MPI) or that a spare
 // already serves.
-func Warm(c comm.Comm, extra func(dc comm.Comm, keep func(key any, v Releaser)) error) error {
+func Warm(c comm.Comm, noSharedPointer bool, extra func(dc comm.Comm, keep func(key any, v Releaser)) error) error {
 	if _, ok := c.(commpool.Congruent); !ok || commpool.SpareFor(c) != 0 {
 		return nil
 	}
@@ -518,7 +526,13 @@ func Warm(c comm.Comm, extra func(dc comm.Comm, keep func(key any, v Releaser)) 
 	nodes, err := topo.Discover(e.Comm, 0)
 	if err == nil {
 		e.SetValue(nodesKey{0}, keptNodes{nodes})
-		if extra != nil {
+		if maker, ok := comm.As[comm.CounterMaker](e.Comm); ok && !noSharedPointer {
+			var k comm.Counter
+			if k, err = maker.NewCounter(0); err == nil {
+				e.SetValue(sharedKey{}, keptCounter{k})
+			}
+		}
+		if err == nil && extra != nil {
 			err = extra(e.Comm, e.SetValue)
 		}
 	}

@@ -50,7 +50,8 @@ func (v View) stream() *layout.Stream {
 }
 
 // SetView sets the file view collectively. Every rank must pass an etype
-// of the same size; the individual file pointer is reset to zero. Hints
+// of the same size; the individual and shared file pointers are reset to
+// zero. Hints
 // that are not open-only may be changed here.
 func (f *File) SetView(v View, hintsIn map[string]string) error {
 	if err := f.usable("set_view"); err != nil {
@@ -65,11 +66,17 @@ func (f *File) SetView(v View, hintsIn map[string]string) error {
 		return err
 	}
 	// MPI requires the same etype (size) on every rank. Each rank also
-	// tells whether its filetype is contiguous.
+	// tells whether its filetype is contiguous. MPI resets the shared file
+	// pointer too: rank 0 does it now and tells whether that failed (no
+	// rank uses the pointer until this Allgather is done).
 	var mine [16]byte
 	binary.LittleEndian.PutUint64(mine[:], uint64(v.Etype.Size()))
 	if v.Filetype.IsContiguous() {
 		mine[8] = 1
+	}
+	resetErr := f.resetSharedPointer()
+	if resetErr != nil {
+		mine[9] = 1
 	}
 	all := make([]byte, 16*f.comm.Size())
 	if err := f.comm.Allgather(mine[:], all); err != nil {
@@ -82,6 +89,10 @@ func (f *File) SetView(v View, hintsIn map[string]string) error {
 				Msg: "ranks passed etypes of different sizes"}
 		}
 		contiguous = contiguous && all[16*r+8] == 1
+	}
+	if all[9] == 1 {
+		return &ioerr.Error{Class: ioerr.ErrInternComm, Op: "set_view", Path: f.path, Rank: -1, Err: resetErr,
+			Msg: "resetting the shared file pointer failed on rank 0"}
 	}
 	if len(hintsIn) > 0 {
 		if err := hints.CheckSame(f.comm, newHints); err != nil {

@@ -67,6 +67,10 @@ type config struct {
 	indep bool
 	// -warmup: one untimed write and read of each implementation first.
 	warmup bool
+	// -overlap f,f,...: the overlap mode (overlap.go): compute times as
+	// multiples of the I/O time; overlapRounds measurements each.
+	overlap       []float64
+	overlapRounds int
 }
 
 // implRun is one implementation's part of a launch: its workload, file
@@ -139,6 +143,8 @@ func parseFlags(args []string) (config, error) {
 	fs.BoolVar(&c.indep, "indep", false, "independent calls (write_at, read_at) instead of write_at_all and read_at_all: each rank alone, no collective I/O")
 	fs.BoolVar(&c.interleave, "interleave", false, "with several implementations, alternate them repetition by repetition (rep 1 of each, then rep 2, ...) so that they meet the same machine state; peak RSS is then the whole launch's")
 	fs.StringVar(&c.driver, "driver", "", "collio driver for the test file (e.g. sim for the emulated striped file system); default: detected. Only with -impl collio")
+	overlap := fs.String("overlap", "", "overlap mode: compute + nonblocking write/read + wait against compute + blocking, for compute times given as multiples of the I/O time (e.g. 0,0.5,1,2); collio only (-compute-busy spins)")
+	fs.IntVar(&c.overlapRounds, "overlap-rounds", 5, "measurements per figure in the overlap mode (the median is shown)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			var b strings.Builder
@@ -192,6 +198,22 @@ func parseFlags(args []string) (config, error) {
 		return c, fmt.Errorf("-driver %s: the host MPI-IO cannot use collio drivers; add -impl collio", c.driver)
 	}
 	c.hints, c.hintSrc = collio.Hints(hs.Vals), hs.Source
+	if *overlap != "" {
+		implSet := false
+		fs.Visit(func(f *flag.Flag) { implSet = implSet || f.Name == "impl" })
+		switch {
+		case c.phases > 0 || c.indep || c.interleave:
+			return c, fmt.Errorf("-overlap is a mode of its own: not with -phases, -indep or -interleave")
+		case implSet && (len(c.impls) != 1 || c.impls[0] != "collio"):
+			return c, fmt.Errorf("-overlap measures collio's nonblocking calls: use -impl collio (or leave -impl out)")
+		case c.overlapRounds < 1 || c.overlapRounds > 1000:
+			return c, fmt.Errorf("-overlap-rounds %d: want 1 to 1000", c.overlapRounds)
+		}
+		c.impls = []string{"collio"}
+		if c.overlap, err = benchutil.ParseFactors(*overlap); err != nil {
+			return c, fmt.Errorf("-overlap: %w", err)
+		}
+	}
 	return c, nil
 }
 
@@ -220,26 +242,27 @@ func parseSize(s string) ([3]int, error) {
 
 // report is the JSON document (-json).
 type report struct {
-	Workload string               `json:"workload"` // "collperf"
-	Case     string               `json:"case"`     // the array, e.g. "256×256×256 int32"
-	Label    string               `json:"label,omitempty"`
-	Time     string               `json:"time"`
-	Host     string               `json:"host"` // rank 0's
-	Command  []string             `json:"command"`
-	NP       int                  `json:"np"`
-	Grid     [3]int               `json:"grid"`
-	Size     [3]int               `json:"size"`
-	Bytes    int64                `json:"bytes"`
-	Dir      string               `json:"dir"`
-	FS       string               `json:"fs"`
-	Hints    map[string]string    `json:"hints"`
-	HintFrom map[string]string    `json:"hint_sources,omitempty"`
-	Iters    int                  `json:"iters"`
-	Impls    []benchutil.ImplInfo `json:"impls"`
-	Results  []benchutil.Result   `json:"results"`
-	Phases   []*phaseRun          `json:"phase_runs,omitempty"`   // -phases
-	Busy     bool                 `json:"compute_busy,omitempty"` // -compute-busy
-	Errors   []string             `json:"errors,omitempty"`
+	Workload string                    `json:"workload"` // "collperf"
+	Case     string                    `json:"case"`     // the array, e.g. "256×256×256 int32"
+	Label    string                    `json:"label,omitempty"`
+	Time     string                    `json:"time"`
+	Host     string                    `json:"host"` // rank 0's
+	Command  []string                  `json:"command"`
+	NP       int                       `json:"np"`
+	Grid     [3]int                    `json:"grid"`
+	Size     [3]int                    `json:"size"`
+	Bytes    int64                     `json:"bytes"`
+	Dir      string                    `json:"dir"`
+	FS       string                    `json:"fs"`
+	Hints    map[string]string         `json:"hints"`
+	HintFrom map[string]string         `json:"hint_sources,omitempty"`
+	Iters    int                       `json:"iters"`
+	Impls    []benchutil.ImplInfo      `json:"impls"`
+	Results  []benchutil.Result        `json:"results"`
+	Phases   []*phaseRun               `json:"phase_runs,omitempty"`   // -phases
+	Busy     bool                      `json:"compute_busy,omitempty"` // -compute-busy
+	Overlap  []benchutil.OverlapResult `json:"overlap,omitempty"`      // -overlap
+	Errors   []string                  `json:"errors,omitempty"`
 }
 
 func run(cfg config) int {
@@ -289,6 +312,9 @@ func run(cfg config) int {
 		if len(cfg.hints) > 0 {
 			fmt.Printf("collperf: hints %s\n", benchutil.FormatHints(cfg.hints))
 		}
+	}
+	if cfg.overlap != nil {
+		return runOverlap(world, cfg, blk, &rep)
 	}
 	buf := make([]byte, 4*blk.elements())
 	failed := false

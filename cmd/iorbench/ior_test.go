@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/collio/collio/internal/benchutil"
+	"github.com/collio/collio/internal/comm"
 	"github.com/stretchr/testify/require"
 )
 
@@ -171,4 +172,40 @@ func TestSummaryOutput(t *testing.T) {
 	}
 	require.NotEmpty(t, sum, out)
 	require.Contains(t, sum, "200.00     100.00     150.00      50.00")
+}
+
+func TestParseFlagsOverlap(t *testing.T) {
+	c, err := parseFlags([]string{"-c", "-V", "-overlap", "0,2", "-overlap-rounds", "2"})
+	require.NoError(t, err)
+	require.Equal(t, []float64{0, 2}, c.overlap)
+	require.Equal(t, 2, c.overlapRounds)
+	require.Equal(t, []string{"collio"}, c.impls, "-overlap without -impl measures collio")
+	for _, bad := range [][]string{
+		{"-overlap", "1"},             // no -c
+		{"-c", "-F", "-overlap", "1"}, // file per process
+		{"-c", "-overlap", "1", "-impl", "collio,mpiio"},
+		{"-c", "-overlap", "-1"},
+	} {
+		_, err := parseFlags(bad)
+		require.Error(t, err, "%v", bad)
+	}
+}
+
+// The overlap mode end to end on 3 in-memory ranks, with and without a
+// view: every transfer of a pass started at once, every value read back
+// checked (RunOverlap fails on a wrong one).
+func TestOverlapFile(t *testing.T) {
+	for _, view := range []bool{false, true} {
+		cfg := config{block: 4 << 10, xfer: 1 << 10, segments: 3, collective: true, useView: view,
+			overlap: []float64{0, 1}, overlapRounds: 1, path: filepath.Join(t.TempDir(), "ior")}
+		results := make([][]benchutil.OverlapResult, 3)
+		require.NoError(t, comm.RunWorld(3, 0, func(c comm.Comm) error {
+			b := &bench{cfg: cfg, world: c, rank: c.Rank(), np: c.Size()}
+			b.lay = newLayout(cfg, b.np)
+			rs, err := b.overlapFile(cfg.path)
+			results[c.Rank()] = rs
+			return err
+		}), "view %v", view)
+		require.Len(t, results[0], 4, "view %v", view)
+	}
 }

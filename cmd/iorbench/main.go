@@ -85,6 +85,10 @@ type config struct {
 	workload      string
 	delay         time.Duration // -d: compute phase between repetitions
 	busy          bool          // -compute-busy
+	// -overlap f,f,...: the overlap mode (overlap.go): compute times as
+	// multiples of the I/O time; overlapRounds measurements each.
+	overlap       []float64
+	overlapRounds int
 }
 
 func main() {
@@ -137,6 +141,8 @@ func parseFlags(args []string) (config, error) {
 	fs.StringVar(&c.jsonPath, "json", "", "also write the results as JSON to this file (rank 0)")
 	fs.StringVar(&c.label, "label", "", "free-form label stored in the JSON (benchmark scripts name the storage with it)")
 	fs.StringVar(&c.workload, "workload", "ior", "workload name in the JSON and reports (scripts tell IOR cases apart with it)")
+	overlap := fs.String("overlap", "", "overlap mode: every transfer of a pass started nonblocking (iwrite_at_all), compute, then wait for all, against compute + the blocking calls, for compute times given as multiples of the I/O time (e.g. 0,0.5,1,2); collio only, needs -c, not -F")
+	fs.IntVar(&c.overlapRounds, "overlap-rounds", 5, "measurements per figure in the overlap mode (the median is shown)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			var b strings.Builder
@@ -203,6 +209,22 @@ func parseFlags(args []string) (config, error) {
 		return c, fmt.Errorf("-driver %s: the host MPI-IO cannot use collio drivers; use -impl collio", c.driver)
 	}
 	c.hints, c.hintSrc = collio.Hints(hs.Vals), hs.Source
+	if *overlap != "" {
+		implSet := false
+		fs.Visit(func(f *flag.Flag) { implSet = implSet || f.Name == "impl" })
+		switch {
+		case !c.collective || c.filePerProc:
+			return c, fmt.Errorf("-overlap measures collective calls on a shared file: add -c, leave out -F")
+		case implSet && (len(c.impls) != 1 || c.impls[0] != "collio"):
+			return c, fmt.Errorf("-overlap measures collio's nonblocking calls: use -impl collio (or leave -impl out)")
+		case c.overlapRounds < 1 || c.overlapRounds > 1000:
+			return c, fmt.Errorf("-overlap-rounds %d: want 1 to 1000", c.overlapRounds)
+		}
+		c.impls = []string{"collio"}
+		if c.overlap, err = benchutil.ParseFactors(*overlap); err != nil {
+			return c, fmt.Errorf("-overlap: %w", err)
+		}
+	}
 	return c, nil
 }
 

@@ -17,23 +17,24 @@ import (
 // report is the JSON document (-json), in collperf's schema plus the IOR
 // parameters.
 type report struct {
-	Workload string               `json:"workload"`
-	Case     string               `json:"case"`
-	Label    string               `json:"label,omitempty"`
-	Time     string               `json:"time"`
-	Host     string               `json:"host"`
-	Command  []string             `json:"command"`
-	NP       int                  `json:"np"`
-	Bytes    int64                `json:"bytes"` // aggregate bytes of one write or read
-	Dir      string               `json:"dir"`
-	FS       string               `json:"fs"`
-	Hints    map[string]string    `json:"hints"`
-	HintFrom map[string]string    `json:"hint_sources,omitempty"`
-	Iters    int                  `json:"iters"`
-	IOR      iorParams            `json:"ior"`
-	Impls    []benchutil.ImplInfo `json:"impls"`
-	Results  []benchutil.Result   `json:"results"`
-	Errors   []string             `json:"errors,omitempty"`
+	Workload string                    `json:"workload"`
+	Case     string                    `json:"case"`
+	Label    string                    `json:"label,omitempty"`
+	Time     string                    `json:"time"`
+	Host     string                    `json:"host"`
+	Command  []string                  `json:"command"`
+	NP       int                       `json:"np"`
+	Bytes    int64                     `json:"bytes"` // aggregate bytes of one write or read
+	Dir      string                    `json:"dir"`
+	FS       string                    `json:"fs"`
+	Hints    map[string]string         `json:"hints"`
+	HintFrom map[string]string         `json:"hint_sources,omitempty"`
+	Iters    int                       `json:"iters"`
+	IOR      iorParams                 `json:"ior"`
+	Impls    []benchutil.ImplInfo      `json:"impls"`
+	Results  []benchutil.Result        `json:"results"`
+	Overlap  []benchutil.OverlapResult `json:"overlap,omitempty"` // -overlap
+	Errors   []string                  `json:"errors,omitempty"`
 }
 
 type iorParams struct {
@@ -197,6 +198,9 @@ func run(cfg config) int {
 	}
 	if b.rank == 0 && !cfg.quiet {
 		printHeader(os.Stdout, cfg, b.np, rep.FS)
+	}
+	if cfg.overlap != nil {
+		return b.runOverlap(&rep)
 	}
 	b.prog = benchutil.NewProgress("iorbench", b.rank == 0 && !cfg.quiet)
 	perRep := int64(0)

@@ -21,7 +21,6 @@ import (
 	_ "github.com/collio/collio/driver/ufs"    // the default driver
 	"github.com/collio/collio/internal/agree"
 	"github.com/collio/collio/internal/comm"
-	"github.com/collio/collio/internal/ioerr"
 	"github.com/collio/collio/internal/mpi"
 	"github.com/collio/collio/layout"
 )
@@ -68,7 +67,7 @@ func collioGoOpen(commp unsafe.Pointer, path *C.char, amode C.int, info unsafe.P
 	rank := c.Rank()
 	user := infoMap(C.MPI_Info(info))
 	h := filterHints(openHints(p, user), rank)
-	af, err := adio.Open(c, p, adio.Mode(amode), adio.OpenOptions{Hints: h, Lenient: true, Getenv: getenv})
+	af, err := adio.Open(c, p, adio.Mode(amode), adio.OpenOptions{Hints: h, Lenient: true, Getenv: getenv, NoSharedPointer: sharedPointerOff()})
 	if err != nil {
 		return fail(err)
 	}
@@ -79,12 +78,7 @@ func collioGoOpen(commp unsafe.Pointer, path *C.char, amode C.int, info unsafe.P
 	}
 	f := &file{f: af, comm: fc, path: p, etype: C.collio_type_byte(), ftype: C.collio_type_byte(), datarep: "native",
 		stats: newFileStats(rank, start)}
-	if err := f.openSharedPointer(); err != nil {
-		af.Close()
-		return fail(withContext(err, "open", p, rank))
-	}
 	if err := register(f); err != nil {
-		f.closeSharedPointer()
 		af.Close()
 		return fail(withContext(err, "open", p, rank))
 	}
@@ -109,13 +103,9 @@ func collioGoClose(h C.uintptr_t, eh *unsafe.Pointer) C.int {
 		f.report() // collective, before the file's communicator goes
 	}
 	rank := f.comm.Rank() // not after Close: the communicator goes with the file
-	werr := f.closeSharedPointer()
 	C.collio_type_drop(f.etype)
 	C.collio_type_drop(f.ftype)
 	err = f.f.Close()
-	if err == nil {
-		err = werr
-	}
 	return fail(withContext(err, "close", f.path, rank))
 }
 
@@ -152,7 +142,7 @@ func collioGoSetView(h C.uintptr_t, disp C.longlong, etype, ftype unsafe.Pointer
 		return fail(err)
 	}
 	if disp == C.MPI_DISPLACEMENT_CURRENT {
-		if view.Disp, err = f.currentDisplacement(); err != nil {
+		if view.Disp, err = f.f.CurrentDisplacement(); err != nil {
 			return fail(f.ctx("set_view", err))
 		}
 	}
@@ -169,8 +159,7 @@ func collioGoSetView(h C.uintptr_t, disp C.longlong, etype, ftype unsafe.Pointer
 	C.collio_type_drop(f.etype)
 	C.collio_type_drop(f.ftype)
 	f.etype, f.ftype, f.datarep = et, ft, rep
-	// MPI: set_view resets the shared file pointer too.
-	return fail(f.ctx("set_view", f.resetSharedPointer()))
+	return C.MPI_SUCCESS
 }
 
 // checkDisp checks a view's displacement: MPI allows a byte offset >= 0,
@@ -366,7 +355,7 @@ func collioGoPosition(h C.uintptr_t, pos *C.longlong, shared C.int) C.int {
 		return fail(err)
 	}
 	if shared != 0 {
-		p, err := f.sharedPosition()
+		p, err := f.f.PositionShared()
 		*pos = C.longlong(p)
 		return fail(f.ctx("get_position_shared", err))
 	}
@@ -419,27 +408,4 @@ func collioGoAmode(h C.uintptr_t, amode *C.int) C.int {
 	}
 	*amode = C.int(f.f.Mode())
 	return C.MPI_SUCCESS
-}
-
-// errNotSame is the error for arguments that must agree across ranks.
-func errNotSame(op, what string) error {
-	return &ioerr.Error{Class: ioerr.ErrNotSame, Op: op, Rank: -1, Msg: "ranks passed different " + what}
-}
-
-// sameOnAll checks that every rank of c passed the same values.
-func sameOnAll(c comm.Comm, vals ...int64) (bool, error) {
-	in := make([]int64, 2*len(vals))
-	for i, v := range vals {
-		in[i], in[len(vals)+i] = v, -v
-	}
-	out := make([]int64, len(in))
-	if err := c.AllreduceInt64(in, out, comm.OpMax); err != nil {
-		return false, err
-	}
-	for i := range vals {
-		if out[i] != -out[len(vals)+i] {
-			return false, nil
-		}
-	}
-	return true, nil
 }

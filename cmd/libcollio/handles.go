@@ -38,9 +38,6 @@ type file struct {
 	datarep      string
 	// The error handler (a reference collio holds).
 	eh C.MPI_Errhandler
-	// The shared file pointer's window, if hasWin.
-	win    C.MPI_Win
-	hasWin bool
 
 	// stats counts the calls (collio_file_stats, and the report at close
 	// with COLLIO_STATS); xoff is where the last shared or ordered

@@ -1530,45 +1530,6 @@ int collio_info_fint(MPI_Info info) { return (int)PMPI_Info_c2f(info); }
 
 int collio_comm_group(MPI_Comm comm, MPI_Group *group) { return PMPI_Comm_group(comm, group); }
 
-/* The shared file pointer is one long long (in etypes) held by rank 0 in an
- * MPI window and changed with atomic Fetch_and_op under a shared lock. */
-int collio_shfp_create(MPI_Comm comm, long long init, MPI_Win *win)
-{
-	long long *mem = NULL;
-	int rank, rc;
-	PMPI_Comm_rank(comm, &rank);
-	rc = PMPI_Win_allocate(rank == 0 ? (MPI_Aint)sizeof(long long) : 0, (int)sizeof(long long), MPI_INFO_NULL,
-			       comm, &mem, win);
-	if (rc != MPI_SUCCESS)
-		return rc;
-	PMPI_Win_set_errhandler(*win, MPI_ERRORS_RETURN);
-	if (rank == 0)
-		rc = collio_shfp_set(*win, init);
-	if (rc == MPI_SUCCESS)
-		rc = PMPI_Barrier(comm);
-	return rc;
-}
-
-static int shfp_op(MPI_Win win, long long in, long long *out, MPI_Op op)
-{
-	long long tmp;
-	int rc = PMPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
-	if (rc != MPI_SUCCESS)
-		return rc;
-	rc = PMPI_Fetch_and_op(&in, out != NULL ? out : &tmp, MPI_LONG_LONG, 0, 0, op, win);
-	int rc2 = PMPI_Win_unlock(0, win);
-	return rc != MPI_SUCCESS ? rc : rc2;
-}
-
-int collio_shfp_fetch_add(MPI_Win win, long long inc, long long *old)
-{
-	return shfp_op(win, inc, old, inc == 0 ? MPI_NO_OP : MPI_SUM);
-}
-
-int collio_shfp_set(MPI_Win win, long long value) { return shfp_op(win, value, NULL, MPI_REPLACE); }
-
-int collio_shfp_free(MPI_Win *win) { return PMPI_Win_free(win); }
-
 /* ------------------------------------------------------------ the C API */
 
 const char *collio_version(void) { return COLLIO_VERSION_STRING; }

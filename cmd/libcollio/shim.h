@@ -63,12 +63,6 @@ MPI_Datatype collio_type_byte(void);
  * thread) when the transfer behind generalized request g has completed. */
 void collio_greq_ready(void *g);
 
-/* Shared file pointer: one MPI_Offset in a window held by rank 0. */
-int collio_shfp_create(MPI_Comm comm, long long init, MPI_Win *win);
-int collio_shfp_fetch_add(MPI_Win win, long long inc, long long *old);
-int collio_shfp_set(MPI_Win win, long long value);
-int collio_shfp_free(MPI_Win *win);
-
 /* Info helpers for get_info. */
 MPI_Info collio_info_new(void);
 void collio_info_put(MPI_Info info, const char *key, const char *value);

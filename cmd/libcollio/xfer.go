@@ -4,18 +4,14 @@ package main
 import "C"
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"runtime/cgo"
 	"strings"
 	"unsafe"
 
 	"github.com/collio/collio/adio"
-	"github.com/collio/collio/internal/comm"
-	"github.com/collio/collio/internal/ioerr"
 	"github.com/collio/collio/internal/mpi"
 	"github.com/collio/collio/layout"
 )
@@ -116,7 +112,7 @@ func (f *file) xfer(op int, off int64, buf unsafe.Pointer, count int64, dt unsaf
 	if local != nil && !collective {
 		return 0, local
 	}
-	if local != nil && kind != C.COLLIO_XORDERED {
+	if local != nil {
 		// The other ranks are entering the collective call: join it with
 		// this rank's error, so that every rank fails together with it.
 		acc = adio.Access{Err: local}
@@ -167,7 +163,7 @@ func (f *file) xfer(op int, off int64, buf unsafe.Pointer, count int64, dt unsaf
 	case C.COLLIO_XSHARED:
 		n, err = f.shared(acc, read)
 	case C.COLLIO_XORDERED:
-		n, err = f.ordered(acc, read, local)
+		n, err = f.ordered(acc, read)
 	default:
 		err = errCode(C.MPI_ERR_INTERN, "unknown transfer kind %d", kind)
 	}
@@ -353,65 +349,19 @@ func collioGoIRelease(token C.uintptr_t) {
 	h.Delete()
 }
 
-// The shared file pointer. Rank 0 of the file's communicator holds it (in
-// etypes of the view) in an MPI window; write_shared and read_shared take
-// their offset with one atomic MPI_Fetch_and_op (MPI_SUM) under a shared
-// passive-target lock, then do an independent WriteAt/ReadAt there. The
-// ordered calls gather every rank's size, rank 0 advances the pointer by
-// the total in one Fetch_and_op and broadcasts the old value, and each rank
-// does a collective WriteAtAll/ReadAtAll at old value + the sizes of the
-// ranks before it. Reads advance the pointer by the size asked for, as
-// ROMIO does. COLLIO_SHARED_FP=0 skips the window (one MPI_Win_allocate per
-// open); shared-pointer calls then fail with MPI_ERR_UNSUPPORTED_OPERATION.
-
-func (f *file) openSharedPointer() error {
-	if v := getenv("COLLIO_SHARED_FP"); v == "0" || v == "off" {
-		return nil
-	}
-	// The window is kept with the file's private communicator (adio.File.Keep)
-	// and used again by the next open on the same application communicator:
-	// making one is most of an open's cost. The last close left it at 0.
-	if w, ok := f.f.Kept(shfpKey{}).(*shfpWindow); ok {
-		f.win, f.hasWin = w.win, true
-		if f.f.Position() == 0 { // every rank's: append mode is agreed at open
-			return nil
-		}
-		var rc C.int
-		if f.comm.Rank() == 0 {
-			rc = C.collio_shfp_set(f.win, C.longlong(f.f.Position()))
-		}
-		return agreeLocal(f.comm, mpiErr(rc, "setting the shared file pointer"))
-	}
-	rc := C.collio_shfp_create(C.MPI_Comm(f.comm.Pointer()), C.longlong(f.f.Position()), &f.win)
-	err := agreeLocal(f.comm, mpiErr(rc, "creating the shared file pointer window"))
-	if err != nil {
-		// Windows that were made are left: freeing is collective, and some
-		// ranks have none.
-		warnOnce(f.comm.Rank(), "shared file pointers are unavailable: "+err.Error())
-		return nil
-	}
-	f.hasWin = true
-	f.f.Keep(shfpKey{}, &shfpWindow{win: f.win})
-	return nil
-}
-
-// closeSharedPointer leaves the window at 0 for the next open that reuses
-// it; the close's agreement, which follows, orders this before that open.
-func (f *file) closeSharedPointer() error {
-	if !f.hasWin {
-		return nil
-	}
-	f.hasWin = false
-	if f.comm.Rank() != 0 {
-		return nil
-	}
-	return mpiErr(C.collio_shfp_set(f.win, 0), "resetting the shared file pointer")
+// The shared file pointer is adio's (adio/shared.go), the same as the Go
+// API's. COLLIO_SHARED_FP=0 skips it (one MPI_Win_allocate at the first
+// open on a communicator); shared-pointer calls then fail with
+// MPI_ERR_UNSUPPORTED_OPERATION.
+func sharedPointerOff() bool {
+	v := getenv("COLLIO_SHARED_FP")
+	return v == "0" || v == "off"
 }
 
 // collioGoWarm runs in collio's MPI_Init, on every rank: it prepares for
 // the first open on MPI_COMM_WORLD what that open would otherwise make
-// (adio.Warm: a private duplicate, its node layout, and here the shared
-// file pointer window), when MPI starts rather than inside a timed open.
+// (adio.Warm: a private duplicate, its node layout and its shared file
+// pointer), when MPI starts rather than inside a timed open.
 // COLLIO_WARM=0 skips it.
 //
 //export collioGoWarm
@@ -419,231 +369,47 @@ func collioGoWarm() {
 	if v := getenv("COLLIO_WARM"); v == "0" || v == "off" {
 		return
 	}
-	window := true
-	if v := getenv("COLLIO_SHARED_FP"); v == "0" || v == "off" {
-		window = false
-	}
-	err := adio.Warm(mpi.World(), func(dc comm.Comm, keep func(any, adio.Releaser)) error {
-		mc, ok := dc.(mpi.Comm)
-		if !window || !ok {
-			return nil
-		}
-		var w C.MPI_Win
-		if rc := C.collio_shfp_create(C.MPI_Comm(mc.Pointer()), 0, &w); rc != C.MPI_SUCCESS {
-			return mpiErr(rc, "creating the shared file pointer window")
-		}
-		keep(shfpKey{}, &shfpWindow{win: w})
-		return nil
-	})
+	err := adio.Warm(mpi.World(), sharedPointerOff(), nil)
 	if err != nil && verbose() > 0 {
 		fmt.Fprintf(os.Stderr, "collio[%d]: preparing for the first open at MPI_Init: %v\n", worldRank(), err)
 	}
 }
 
-// shfpKey keeps the shared file pointer window with a private communicator.
-type shfpKey struct{}
-
-type shfpWindow struct{ win C.MPI_Win }
-
-// Release frees the window when its communicator goes (collective).
-func (w *shfpWindow) Release() error {
-	return mpiErr(C.collio_shfp_free(&w.win), "freeing the shared file pointer window")
-}
-
-// resetSharedPointer sets the shared pointer to 0 (collective).
-func (f *file) resetSharedPointer() error {
-	if !f.hasWin {
-		return nil
-	}
-	var rc C.int
-	if f.comm.Rank() == 0 {
-		rc = C.collio_shfp_set(f.win, 0)
-	}
-	return agreeLocal(f.comm, mpiErr(rc, "resetting the shared file pointer"))
-}
-
-func (f *file) errNoSharedPointer() error {
-	return errCode(C.MPI_ERR_UNSUPPORTED_OPERATION, "shared file pointers are unavailable for this file (COLLIO_SHARED_FP=0, or the window could not be created)")
-}
-
-// etypes converts an access size to etypes of the current view.
-func (f *file) etypes(acc adio.Access) (int64, error) {
-	et := f.f.View().Etype.Size()
-	if acc.Size()%et != 0 {
-		return 0, ioerr.New(ioerr.ErrArg, "", "transfer of %d bytes is not a whole number of etypes (etype size %d)", acc.Size(), et)
-	}
-	return acc.Size() / et, nil
-}
-
 func (f *file) shared(acc adio.Access, read bool) (int64, error) {
-	if !f.hasWin {
-		return 0, f.errNoSharedPointer()
+	var off, n int64
+	var err error
+	if read {
+		off, n, err = f.f.ReadShared(acc)
+	} else {
+		off, n, err = f.f.WriteShared(acc)
 	}
-	k, err := f.etypes(acc)
-	if err != nil {
-		return 0, err
+	if err == nil {
+		f.xoff = off
 	}
-	var old C.longlong
-	if err := mpiErr(C.collio_shfp_fetch_add(f.win, C.longlong(k), &old), "advancing the shared file pointer"); err != nil {
-		return 0, err
-	}
-	f.xoff = int64(old)
-	return pick(read, f.f.ReadAt, f.f.WriteAt)(acc, int64(old))
+	return n, err
 }
 
-func (f *file) ordered(acc adio.Access, read bool, local error) (int64, error) {
-	var k int64
-	if local == nil && !f.hasWin {
-		local = f.errNoSharedPointer()
+// ordered joins the collective with this rank's local error in acc.Err.
+func (f *file) ordered(acc adio.Access, read bool) (int64, error) {
+	var off, n int64
+	var err error
+	if read {
+		off, n, err = f.f.ReadOrdered(acc)
+	} else {
+		off, n, err = f.f.WriteOrdered(acc)
 	}
-	if local == nil {
-		k, local = f.etypes(acc)
+	if err == nil {
+		f.xoff = off
 	}
-	if err := agreeLocal(f.comm, local); err != nil {
-		return 0, err
-	}
-	c := f.comm
-	var mine [8]byte
-	binary.LittleEndian.PutUint64(mine[:], uint64(k))
-	all := make([]byte, 8*c.Size())
-	if err := c.Allgather(mine[:], all); err != nil {
-		return 0, ioerr.Wrap(err, "ordered", f.path, c.Rank())
-	}
-	var before, total int64
-	for r := 0; r < c.Size(); r++ {
-		v := int64(binary.LittleEndian.Uint64(all[8*r:]))
-		if r < c.Rank() {
-			before += v
-		}
-		total += v
-	}
-	var msg [16]byte
-	if c.Rank() == 0 {
-		var old C.longlong
-		rc := C.collio_shfp_fetch_add(f.win, C.longlong(total), &old)
-		binary.LittleEndian.PutUint64(msg[:], uint64(old))
-		binary.LittleEndian.PutUint64(msg[8:], uint64(int64(rc)))
-	}
-	if err := c.Bcast(msg[:], 0); err != nil {
-		return 0, ioerr.Wrap(err, "ordered", f.path, c.Rank())
-	}
-	if rc := C.int(int64(binary.LittleEndian.Uint64(msg[8:]))); rc != C.MPI_SUCCESS {
-		return 0, mpiErr(rc, "advancing the shared file pointer")
-	}
-	base := int64(binary.LittleEndian.Uint64(msg[:]))
-	f.xoff = base + before
-	return pick(read, f.f.ReadAtAll, f.f.WriteAtAll)(acc, base+before)
+	return n, err
 }
 
-// seekShared is MPI_File_seek_shared (collective; every rank passes the
-// same offset and whence). Rank 0 computes and stores the new position and
-// broadcasts the outcome.
+// seekShared is MPI_File_seek_shared: local is this rank's error with the
+// arguments (a bad whence), agreed on first since it is collective.
 func (f *file) seekShared(off int64, wh int, local error) error {
-	if local == nil && !f.hasWin {
-		local = f.errNoSharedPointer()
-	}
-	c := f.comm
-	if err := agreeLocal(c, local); err != nil {
+	if err := agreeLocal(f.comm, local); err != nil {
 		return err
 	}
-	same, err := sameOnAll(c, off, int64(wh))
-	if err != nil {
-		return ioerr.Wrap(err, "seek_shared", f.path, c.Rank())
-	}
-	if !same {
-		return errNotSame("seek_shared", "offsets or whence values")
-	}
-	var msg [8]byte
-	var rootErr error
-	if c.Rank() == 0 {
-		rootErr = f.seekSharedRoot(off, wh)
-		binary.LittleEndian.PutUint64(msg[:], uint64(int64(classOf(rootErr))))
-	}
-	if err := c.Bcast(msg[:], 0); err != nil {
-		return ioerr.Wrap(err, "seek_shared", f.path, c.Rank())
-	}
-	if rc := C.int(int64(binary.LittleEndian.Uint64(msg[:]))); rc != C.MPI_SUCCESS {
-		if c.Rank() == 0 {
-			return rootErr
-		}
-		return errCode(rc, "failed on rank 0 (see rank 0's error)")
-	}
-	return nil
-}
-
-func (f *file) seekSharedRoot(off int64, wh int) error {
-	var base int64
-	switch wh {
-	case io.SeekCurrent:
-		var cur C.longlong
-		if err := mpiErr(C.collio_shfp_fetch_add(f.win, 0, &cur), "reading the shared file pointer"); err != nil {
-			return err
-		}
-		base = int64(cur)
-	case io.SeekEnd:
-		end, err := f.f.EndPosition()
-		if err != nil {
-			return err
-		}
-		base = end
-	}
-	if base+off < 0 {
-		return errCode(C.MPI_ERR_ARG, "resulting offset %d is negative", base+off)
-	}
-	return mpiErr(C.collio_shfp_set(f.win, C.longlong(base+off)), "setting the shared file pointer")
-}
-
-// currentDisplacement is the displacement MPI_DISPLACEMENT_CURRENT stands
-// for in set_view: the byte offset of the shared file pointer in the view
-// being replaced (MPI-3.1 13.3). Collective; called after the ranks agreed
-// on set_view's arguments, so every rank's earlier shared-pointer calls are
-// done. Rank 0 reads the pointer and broadcasts the result.
-func (f *file) currentDisplacement() (int64, error) {
-	if !f.hasWin {
-		return 0, f.errNoSharedPointer()
-	}
-	c := f.comm
-	var msg [16]byte
-	var rootErr error
-	if c.Rank() == 0 {
-		var disp int64
-		pos, err := f.sharedPosition()
-		if err == nil {
-			disp, err = f.f.ByteOffset(pos)
-		}
-		rootErr = err
-		binary.LittleEndian.PutUint64(msg[:], uint64(disp))
-		binary.LittleEndian.PutUint64(msg[8:], uint64(int64(classOf(err))))
-	}
-	if err := c.Bcast(msg[:], 0); err != nil {
-		return 0, ioerr.Wrap(err, "set_view", f.path, c.Rank())
-	}
-	if rc := C.int(int64(binary.LittleEndian.Uint64(msg[8:]))); rc != C.MPI_SUCCESS {
-		if c.Rank() == 0 {
-			return 0, rootErr
-		}
-		return 0, errCode(rc, "reading the shared file pointer failed on rank 0 (see rank 0's error)")
-	}
-	return int64(binary.LittleEndian.Uint64(msg[:])), nil
-}
-
-func (f *file) sharedPosition() (int64, error) {
-	if !f.hasWin {
-		return 0, f.errNoSharedPointer()
-	}
-	var cur C.longlong
-	err := mpiErr(C.collio_shfp_fetch_add(f.win, 0, &cur), "reading the shared file pointer")
-	return int64(cur), err
-}
-
-// mpiErr turns an MPI return code into an error (nil for MPI_SUCCESS).
-func mpiErr(rc C.int, what string) error {
-	if rc == C.MPI_SUCCESS {
-		return nil
-	}
-	var class C.int
-	if C.MPI_Error_class(rc, &class) != C.MPI_SUCCESS {
-		class = rc
-	}
-	return errCode(class, "%s failed (MPI error %d)", what, int(rc))
+	_, err := f.f.SeekShared(off, wh)
+	return err
 }

@@ -12,6 +12,8 @@ type group struct {
 	members []int     // world rank of each group rank
 	boxes   []mailbox // boxes[r] holds what rank r has yet to match
 	coll    rendezvous
+	// counters are the group's shared counters (NewCounter).
+	counters counters
 }
 
 func (w *World) newGroup(members []int) *group {

@@ -9,10 +9,12 @@ import (
 
 // memComm is one rank's handle on an in-memory communicator.
 type memComm struct {
-	g     *group
-	rank  int
-	seq   uint64 // number of the next collective; collectives come from one goroutine per rank
-	freed atomic.Bool
+	g    *group
+	rank int
+	seq  uint64 // number of the next collective; collectives come from one goroutine per rank
+	// nextCounter numbers this rank's NewCounter calls (see counters).
+	nextCounter uint64
+	freed       atomic.Bool
 }
 
 func (c *memComm) Rank() int { return c.rank }

@@ -2,7 +2,8 @@ package mpi
 
 // #cgo pkg-config: ompi-c
 // #include <mpi.h>
-// enum { collio_read_at, collio_write_at, collio_read_at_all, collio_write_at_all };
+// enum { collio_read_at, collio_write_at, collio_read_at_all, collio_write_at_all,
+//        collio_write_shared, collio_write_ordered, collio_read_ordered };
 // // collio_file_rw runs one explicit-offset access and reports the bytes
 // // moved, so that the status never crosses into Go.
 // static int collio_file_rw(MPI_File fh, int kind, MPI_Offset off, void *buf, int count,
@@ -13,6 +14,9 @@ package mpi
 //   case collio_read_at:      rc = MPI_File_read_at(fh, off, buf, count, dt, &st); break;
 //   case collio_write_at:     rc = MPI_File_write_at(fh, off, buf, count, dt, &st); break;
 //   case collio_read_at_all:  rc = MPI_File_read_at_all(fh, off, buf, count, dt, &st); break;
+//   case collio_write_shared: rc = MPI_File_write_shared(fh, buf, count, dt, &st); break;
+//   case collio_write_ordered: rc = MPI_File_write_ordered(fh, buf, count, dt, &st); break;
+//   case collio_read_ordered: rc = MPI_File_read_ordered(fh, buf, count, dt, &st); break;
 //   default:                  rc = MPI_File_write_at_all(fh, off, buf, count, dt, &st); break;
 //   }
 //   if (rc != MPI_SUCCESS) return rc;
@@ -50,6 +54,21 @@ func (f *HostFile) ReadAtAll(off int64, buf []byte, count int, dt Datatype) (int
 // WriteAtAll is MPI_File_write_at_all (collective).
 func (f *HostFile) WriteAtAll(off int64, buf []byte, count int, dt Datatype) (int, error) {
 	return f.access(C.collio_write_at_all, "MPI_File_write_at_all", off, buf, count, dt)
+}
+
+// WriteShared is MPI_File_write_shared.
+func (f *HostFile) WriteShared(buf []byte, count int, dt Datatype) (int, error) {
+	return f.access(C.collio_write_shared, "MPI_File_write_shared", 0, buf, count, dt)
+}
+
+// WriteOrdered is MPI_File_write_ordered (collective).
+func (f *HostFile) WriteOrdered(buf []byte, count int, dt Datatype) (int, error) {
+	return f.access(C.collio_write_ordered, "MPI_File_write_ordered", 0, buf, count, dt)
+}
+
+// ReadOrdered is MPI_File_read_ordered (collective).
+func (f *HostFile) ReadOrdered(buf []byte, count int, dt Datatype) (int, error) {
+	return f.access(C.collio_read_ordered, "MPI_File_read_ordered", 0, buf, count, dt)
 }
 
 func (f *HostFile) access(kind C.int, op string, off int64, buf []byte, count int, dt Datatype) (int, error) {
