@@ -1,0 +1,102 @@
+package ioserver
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/collio/collio/internal/agree"
+	"github.com/collio/collio/internal/comm"
+	"github.com/collio/collio/topo"
+)
+
+// Compute is the communicator of the compute ranks, carrying their
+// session with the servers: files opened on it go through the servers.
+type Compute struct {
+	comm.Comm
+	s *Session
+}
+
+// Unwrap is the plain compute communicator.
+func (c *Compute) Unwrap() comm.Comm { return c.Comm }
+
+// IOServers is the session with the servers.
+func (c *Compute) IOServers() *Session { return c.s }
+
+// Provider is what a communicator from Split offers through any chain of
+// wrappers (comm.As).
+type Provider interface{ IOServers() *Session }
+
+// SessionOf finds the server session of a communicator from Split.
+func SessionOf(c comm.Comm) (*Session, bool) {
+	p, ok := comm.As[Provider](c)
+	if !ok {
+		return nil, false
+	}
+	return p.IOServers(), true
+}
+
+// Split makes n ranks of c I/O servers, spread over the nodes (collective
+// on c). On compute ranks it returns their communicator, a *Compute; on
+// server ranks it serves until the compute ranks call Stop, then returns
+// nil. n == 0 returns c unchanged.
+func Split(c comm.Comm, n int, cfg Config) (comm.Comm, error) {
+	if c == nil {
+		return nil, fmt.Errorf("ioserver: no communicator")
+	}
+	if n == 0 {
+		return c, nil
+	}
+	if n < 0 || n >= c.Size() {
+		return nil, fmt.Errorf("ioserver: %d I/O server ranks of %d leave no compute rank", n, c.Size())
+	}
+	nodes, err := topo.Discover(c, 0)
+	if err != nil {
+		return nil, err
+	}
+	servers := PickServers(nodes, n)
+	dup, err := c.Dup()
+	if err != nil {
+		return nil, err
+	}
+	serving := slices.Contains(servers, c.Rank())
+	color := 0
+	if serving {
+		color = -1
+	}
+	compute, err := c.Split(color, c.Rank())
+	if err != nil {
+		dup.Free()
+		return nil, err
+	}
+	if serving {
+		err := Serve(dup, cfg)
+		if ferr := dup.Free(); err == nil {
+			err = ferr
+		}
+		return nil, err
+	}
+	return &Compute{Comm: compute, s: NewSession(dup, servers)}, nil
+}
+
+// Stop ends the servers (collective on the compute communicator from
+// Split): once every compute rank has called it, rank 0 asks each server
+// to stop, and every compute rank returns the same error, the first of the
+// files the servers still held open.
+func Stop(c comm.Comm) error {
+	s, ok := SessionOf(c)
+	if !ok {
+		return fmt.Errorf("ioserver: the communicator has no I/O servers (not from Split)")
+	}
+	if err := c.Barrier(); err != nil {
+		return err
+	}
+	var err error
+	if c.Rank() == 0 {
+		err = s.Stop()
+	}
+	err = agree.Errors(c, err)
+	if ferr := s.c.Free(); err == nil && ferr != nil {
+		err = ferr
+	}
+	return err
+}
