@@ -327,20 +327,14 @@ func (f *File) Allocate(off, length int64) error {
 	return err
 }
 
-// ErrLockUnsupported is returned for exclusive locks: with I/O servers no
-// rank reads, modifies and writes back file ranges, so only shared locks
-// (which then guard nothing) are asked for, except by atomic mode.
-var ErrLockUnsupported = ioerr.New(ioerr.ErrUnsupported, "lock", "exclusive byte-range locks (atomic mode) are not available with I/O servers")
+// Lock takes no lock. Locks guard read-modify-write (data sieving of
+// writes) and atomic mode; through I/O servers no rank reads, modifies and
+// writes back a range (adio turns write sieving off for such files) and
+// atomic mode is refused, while each server applies the writes it holds in
+// the order they arrived.
+func (f *File) Lock(off, length int64, exclusive bool) error { return nil }
 
-// Lock accepts shared locks and refuses exclusive ones.
-func (f *File) Lock(off, length int64, exclusive bool) error {
-	if exclusive {
-		return ErrLockUnsupported
-	}
-	return nil
-}
-
-// Unlock releases a shared lock.
+// Unlock releases nothing.
 func (f *File) Unlock(off, length int64) error { return nil }
 
 // Layout is the file's striping as server 0 sees it.

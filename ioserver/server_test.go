@@ -316,3 +316,31 @@ func TestRandomProperty(t *testing.T) {
 		})
 	}
 }
+
+// TestCacheUnderServers: with e10_cache, the servers write through the
+// E10 cache (its file is left in the cache directory when asked to keep
+// it) and the global file gets every byte.
+func TestCacheUnderServers(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f")
+	cacheDir := filepath.Join(dir, "cache")
+	params := map[string]string{"e10_cache": "enable", "e10_cache_path": cacheDir, "e10_cache_discard_flag": "disable"}
+	world(t, 6, 3, 2, Config{}, func(c comm.Comm, s *Session) error {
+		f, err := openAll(c, s, "ufs:"+path, params)
+		if err != nil {
+			return err
+		}
+		if _, err := f.WriteAt(pattern(3<<20, c.Rank()), int64(c.Rank()*(3<<20))); err != nil {
+			return err
+		}
+		return f.Close()
+	})
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	for r := range 4 {
+		require.True(t, bytes.Equal(pattern(3<<20, r), got[r*(3<<20):(r+1)*(3<<20)]), "rank %d", r)
+	}
+	entries, err := os.ReadDir(cacheDir)
+	require.NoError(t, err)
+	require.NotEmpty(t, entries, "no cache file: the servers did not write through the cache")
+}
