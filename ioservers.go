@@ -1,9 +1,6 @@
 package collio
 
 import (
-	"os"
-
-	"github.com/collio/collio/hints"
 	"github.com/collio/collio/internal/ioerr"
 	"github.com/collio/collio/ioserver"
 )
@@ -30,38 +27,13 @@ type IOServerStats struct {
 // collio_io_server_buffer (or COLLIO_IO_SERVER_BUFFER) bounds each
 // server's memory.
 func SplitIOServers(c Comm, n int, h Hints) (Comm, error) {
-	if c == nil {
-		return nil, ioerr.New(ioerr.ErrArg, "split_io_servers", "communicator is nil")
-	}
-	merged := map[string]string{}
-	for k, env := range map[string]string{hints.CollioIOServers: hints.EnvIOServers, hints.CollioIOServerBuffer: hints.EnvIOServerBuffer} {
-		if v := os.Getenv(env); v != "" {
-			merged[k] = v
-		}
-	}
-	for k, v := range h {
-		merged[k] = v
-	}
-	set, err := hints.Resolve(merged, hints.Options{Lenient: true})
+	out, err := ioserver.SplitHints(c, n, h)
 	if err != nil {
-		return nil, ioerr.Wrap(err, "split_io_servers", "", c.Rank())
-	}
-	if n < 0 {
-		return nil, ioerr.New(ioerr.ErrArg, "split_io_servers", "negative number of I/O servers %d", n)
-	}
-	if n == 0 {
-		key := hints.CollioIOServers
-		if n, err = ioserver.ParseCount(key, set.String(key), c.Size()); err != nil {
-			return nil, ioerr.New(ioerr.ErrBadHint, "split_io_servers", "%v", err)
+		rank := -1
+		if c != nil {
+			rank = c.Rank()
 		}
-	}
-	if n >= c.Size() {
-		return nil, ioerr.New(ioerr.ErrArg, "split_io_servers", "%d I/O servers of %d ranks leave no compute rank", n, c.Size())
-	}
-	cfg := ioserver.Config{Buffer: set.Int(hints.CollioIOServerBuffer)}
-	out, err := ioserver.Split(c, n, cfg)
-	if err != nil {
-		return nil, ioerr.Wrap(err, "split_io_servers", "", c.Rank())
+		return nil, ioerr.Wrap(err, "split_io_servers", "", rank)
 	}
 	return out, nil
 }

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -343,4 +344,28 @@ func TestCacheUnderServers(t *testing.T) {
 	entries, err := os.ReadDir(cacheDir)
 	require.NoError(t, err)
 	require.NotEmpty(t, entries, "no cache file: the servers did not write through the cache")
+}
+
+// TestSplitHintsErrors: bad values name the hint and the value; a count
+// from the hint or a percentage splits as asked.
+func TestSplitHintsErrors(t *testing.T) {
+	err := comm.RunWorld(4, 2, func(c comm.Comm) error {
+		for v, want := range map[string]string{"abc": `collio_io_servers="abc"`, "4": "leave no compute rank", "100%": "percentage"} {
+			if _, err := SplitHints(c, 0, map[string]string{"collio_io_servers": v}); err == nil || !strings.Contains(err.Error(), want) {
+				return fmt.Errorf("collio_io_servers=%s: error %v, want one saying %q", v, err, want)
+			}
+		}
+		if _, err := SplitHints(c, 1, map[string]string{"collio_io_server_buffer": "1k"}); err == nil || !strings.Contains(err.Error(), "collio_io_server_buffer") {
+			return fmt.Errorf("collio_io_server_buffer=1k: error %v, want one naming the hint", err)
+		}
+		cc, err := SplitHints(c, 0, map[string]string{"collio_io_servers": "25%"})
+		if err != nil || cc == nil {
+			return err // a server rank, stopped
+		}
+		if cc.Size() != 3 {
+			return fmt.Errorf("25%% of 4 ranks left %d compute ranks, want 3", cc.Size())
+		}
+		return Stop(cc)
+	})
+	require.NoError(t, err)
 }

@@ -2,10 +2,14 @@ package ioserver
 
 import (
 	"fmt"
+	"maps"
+	"os"
 	"slices"
 
+	"github.com/collio/collio/hints"
 	"github.com/collio/collio/internal/agree"
 	"github.com/collio/collio/internal/comm"
+	"github.com/collio/collio/internal/ioerr"
 	"github.com/collio/collio/topo"
 )
 
@@ -76,6 +80,40 @@ func Split(c comm.Comm, n int, cfg Config) (comm.Comm, error) {
 		return nil, err
 	}
 	return &Compute{Comm: compute, s: NewSession(dup, servers)}, nil
+}
+
+// SplitHints is Split with the count and the buffer from hints: n > 0 is
+// the count; n == 0 takes collio_io_servers from h, else from
+// COLLIO_IO_SERVERS (a count or a percentage); collio_io_server_buffer (or
+// COLLIO_IO_SERVER_BUFFER) is the buffer. Errors name the hint and the value.
+func SplitHints(c comm.Comm, n int, h map[string]string) (comm.Comm, error) {
+	if c == nil {
+		return nil, ioerr.New(ioerr.ErrArg, "split_io_servers", "communicator is nil")
+	}
+	if n < 0 {
+		return nil, ioerr.New(ioerr.ErrArg, "split_io_servers", "negative number of I/O servers %d", n)
+	}
+	merged := map[string]string{}
+	for k, env := range map[string]string{hints.CollioIOServers: hints.EnvIOServers, hints.CollioIOServerBuffer: hints.EnvIOServerBuffer} {
+		if v := os.Getenv(env); v != "" {
+			merged[k] = v
+		}
+	}
+	maps.Copy(merged, h)
+	set, err := hints.Resolve(merged, hints.Options{})
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		key := hints.CollioIOServers
+		if n, err = ParseCount(key, set.String(key), c.Size()); err != nil {
+			return nil, ioerr.New(ioerr.ErrBadHint, "split_io_servers", "%v", err)
+		}
+	}
+	if n >= c.Size() {
+		return nil, ioerr.New(ioerr.ErrArg, "split_io_servers", "%d I/O servers of %d ranks leave no compute rank", n, c.Size())
+	}
+	return Split(c, n, Config{Buffer: set.Int(hints.CollioIOServerBuffer)})
 }
 
 // Stop ends the servers (collective on the compute communicator from

@@ -68,7 +68,7 @@ func collioGoOpen(commp unsafe.Pointer, path *C.char, amode C.int, info unsafe.P
 	rank := c.Rank()
 	user := infoMap(C.MPI_Info(info))
 	h := filterHints(openHints(p, user), rank)
-	af, err := adio.Open(c, p, adio.Mode(amode), adio.OpenOptions{Hints: h, Lenient: true, Getenv: getenv})
+	af, err := adio.Open(withServers(c), p, adio.Mode(amode), adio.OpenOptions{Hints: h, Lenient: true, Getenv: getenv})
 	if err != nil {
 		return fail(err)
 	}
