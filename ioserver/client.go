@@ -37,7 +37,7 @@ func (s *Session) call(i int, r request, payload []byte, room int) (reply, []byt
 func (s *Session) callLocked(i int, r request, payload []byte, room int) (reply, []byte, error) {
 	r.Src = int32(s.c.Rank())
 	dst := s.servers[i]
-	buf := make([]byte, replyLen+4096+room)
+	buf := make([]byte, replyLen+maxErrText+room)
 	rreq, err := s.c.Irecv(buf, dst, tagReply)
 	if err != nil {
 		return reply{}, nil, err
@@ -60,7 +60,7 @@ func (s *Session) write(i int, handle uint64, p []byte, off int64) error {
 	s.mu[i].Lock()
 	defer s.mu[i].Unlock()
 	dst := s.servers[i]
-	buf := make([]byte, replyLen+4096)
+	buf := make([]byte, replyLen+maxErrText)
 	r := request{Kind: kWrite, Src: int32(s.c.Rank()), Handle: handle, Off: off, N: int64(len(p))}
 	sreq, err := s.c.Isend(r.encode(nil), dst, tagCtrl)
 	if err != nil {

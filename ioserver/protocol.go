@@ -119,11 +119,18 @@ func decodeReply(b []byte) (reply, []byte, error) {
 	return r, b[replyLen+n:], nil
 }
 
+// maxErrText bounds an error's text in a reply, which the client
+// receives into a buffer of fixed room.
+const maxErrText = 2048
+
 // withErr puts err in the reply.
 func (r reply) withErr(err error) reply {
 	if err != nil {
 		r.Class = int32(ioerr.Code(ioerr.ClassOf(err)))
 		r.Text = err.Error()
+		if len(r.Text) > maxErrText {
+			r.Text = r.Text[:maxErrText-3] + "..."
+		}
 	}
 	return r
 }

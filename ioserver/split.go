@@ -5,6 +5,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"sync"
 
 	"github.com/collio/collio/hints"
 	"github.com/collio/collio/internal/agree"
@@ -79,7 +80,48 @@ func Split(c comm.Comm, n int, cfg Config) (comm.Comm, error) {
 		}
 		return nil, err
 	}
-	return &Compute{Comm: compute, s: NewSession(dup, servers)}, nil
+	cp := &Compute{Comm: compute, s: NewSession(dup, servers)}
+	live.Lock()
+	live.list = append(live.list, cp)
+	live.Unlock()
+	return cp, nil
+}
+
+// live lists the compute communicators whose servers still run, in the
+// order of their splits (the same on every rank), for StopAll.
+var live struct {
+	sync.Mutex
+	list []*Compute
+}
+
+// forget removes s from live and reports whether it was there.
+func forget(s *Session) bool {
+	live.Lock()
+	defer live.Unlock()
+	for i, cp := range live.list {
+		if cp.s == s {
+			live.list = slices.Delete(live.list, i, i+1)
+			return true
+		}
+	}
+	return false
+}
+
+// StopAll stops the servers of every compute communicator of this process
+// not stopped yet, in the order of their splits: what finalising does, so
+// that server ranks return even if the program never called Stop. It is
+// collective over each of those compute communicators.
+func StopAll() error {
+	live.Lock()
+	list := slices.Clone(live.list)
+	live.Unlock()
+	var first error
+	for _, cp := range list {
+		if err := Stop(cp); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
 }
 
 // SplitHints is Split with the count and the buffer from hints: n > 0 is
@@ -124,6 +166,9 @@ func Stop(c comm.Comm) error {
 	s, ok := SessionOf(c)
 	if !ok {
 		return fmt.Errorf("ioserver: the communicator has no I/O servers (not from Split)")
+	}
+	if !forget(s) {
+		return fmt.Errorf("ioserver: the I/O servers of this communicator were stopped already")
 	}
 	if err := c.Barrier(); err != nil {
 		return err

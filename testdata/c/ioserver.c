@@ -1,8 +1,9 @@
 /* ioserver: dedicated I/O server ranks through collio.h. One rank serves;
  * the compute ranks write through collio_open and MPI_File_open on the
  * compute communicator, read queued data back, and get a server's write
- * error (faulty driver) from sync and close on every rank. Needs libcollio
- * linked and at least 2 ranks. */
+ * error (faulty driver) from sync and close on every rank; a second split
+ * (count from the collio_io_servers hint) is stopped by MPI_Finalize.
+ * Needs libcollio linked and at least 2 ranks. */
 #include "t.h"
 #include "collio.h"
 
@@ -22,10 +23,24 @@ static void check_file(const char *path, int ranks, int salt)
 	fclose(fp);
 }
 
+static void compute_ranks(const char *dir, MPI_Comm compute);
+static void second_split(const char *dir);
+
 int main(int argc, char **argv)
 {
 	const char *dir = t_init(&argc, &argv, "ioserver");
 	MPI_Comm compute;
+
+	CHECK(collio_split_io_servers(MPI_COMM_WORLD, 1, MPI_INFO_NULL, &compute));
+	if (compute != MPI_COMM_NULL) /* else the server, stopped */
+		compute_ranks(dir, compute);
+	second_split(dir);
+	return 0;
+}
+
+/* compute_ranks runs the cases on the compute ranks and stops the server. */
+static void compute_ranks(const char *dir, MPI_Comm compute)
+{
 	collio_file f;
 	MPI_File mf;
 	MPI_Info info;
@@ -34,11 +49,6 @@ int main(int argc, char **argv)
 	int crank, csize, rc, cls;
 	char path[4200];
 
-	CHECK(collio_split_io_servers(MPI_COMM_WORLD, 1, MPI_INFO_NULL, &compute));
-	if (compute == MPI_COMM_NULL) { /* the server, stopped */
-		t_done();
-		return 0;
-	}
 	MPI_Comm_rank(compute, &crank);
 	MPI_Comm_size(compute, &csize);
 	EXPECT(csize == t_size - 1, "compute communicator of %d ranks", csize);
@@ -81,6 +91,32 @@ int main(int argc, char **argv)
 
 	CHECK(collio_stop_io_servers(compute));
 	MPI_Comm_free(&compute);
-	t_done();
-	return 0;
+}
+
+/* second_split splits again, the count from collio_io_servers; this time
+ * MPI_Finalize stops the server. */
+static void second_split(const char *dir)
+{
+	MPI_Comm compute;
+	MPI_Info info;
+	collio_file f;
+	MPI_Offset n;
+	unsigned char buf[N] = {1};
+	int crank;
+
+	MPI_Info_create(&info);
+	MPI_Info_set(info, "collio_io_servers", "1");
+	CHECK(collio_split_io_servers(MPI_COMM_WORLD, 0, info, &compute));
+	MPI_Info_free(&info);
+	if (compute != MPI_COMM_NULL) {
+		MPI_Comm_rank(compute, &crank);
+		CHECK(collio_open(compute, t_path(dir, "fin.dat"), MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &f));
+		CHECK(collio_write_at_all(f, (MPI_Offset)crank * N, buf, N, MPI_BYTE, &n));
+		CHECK(collio_close(&f));
+		if (crank == 0)
+			printf("PASS %s (collio, %d ranks)\n", t_name, t_size);
+	}
+	/* No barrier on MPI_COMM_WORLD (t_done): the server returns only once
+	 * the compute ranks finalise. */
+	CHECK(MPI_Finalize());
 }
