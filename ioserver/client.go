@@ -53,23 +53,45 @@ func (s *Session) callLocked(i int, r request, payload []byte, room int) (reply,
 	return decodeReply(buf[:rreq.Count()])
 }
 
-// write hands n bytes of p at off to server i: credit, then bytes, until
-// all are sent. When it returns the server has them (or is receiving
-// them into memory it reserved) and p may be reused.
-func (s *Session) write(i int, handle uint64, p []byte, off int64) error {
+// chunk is bytes of the caller's to write at a file offset.
+type chunk struct {
+	off int64
+	b   []byte
+}
+
+// write hands chunks to server i in one request: credit, then bytes,
+// until all are sent. When it returns the server has them (or is
+// receiving them into memory it reserved) and the chunks' buffers may be
+// reused.
+func (s *Session) write(i int, handle uint64, chunks []chunk) error {
+	var ext []Extent
+	total := int64(0)
+	for _, c := range chunks {
+		n := int64(len(c.b))
+		if k := len(ext) - 1; k >= 0 && ext[k].Off+ext[k].N == c.off {
+			ext[k].N += n
+		} else {
+			ext = append(ext, Extent{Off: c.off, N: n})
+		}
+		total += n
+	}
+	if total == 0 {
+		return nil
+	}
 	s.mu[i].Lock()
 	defer s.mu[i].Unlock()
 	dst := s.servers[i]
 	buf := make([]byte, replyLen+maxErrText)
-	r := request{Kind: kWrite, Src: int32(s.c.Rank()), Handle: handle, Off: off, N: int64(len(p))}
-	sreq, err := s.c.Isend(r.encode(nil), dst, tagCtrl)
+	r := request{Kind: kWrite, Src: int32(s.c.Rank()), Handle: handle, N: total}
+	sreq, err := s.c.Isend(r.encode(encodeExtents(ext)), dst, tagCtrl)
 	if err != nil {
 		return err
 	}
 	if err := sreq.Wait(); err != nil {
 		return err
 	}
-	for pos := 0; pos < len(p); {
+	st := stream{chunks: chunks}
+	for pos := int64(0); pos < total; {
 		rreq, err := s.c.Irecv(buf, dst, tagReply)
 		if err != nil {
 			return err
@@ -84,11 +106,11 @@ func (s *Session) write(i int, handle uint64, p []byte, off int64) error {
 		if err := rep.err(); err != nil {
 			return err
 		}
-		g := int(rep.V[0])
-		if g <= 0 || g > len(p)-pos {
-			return fmt.Errorf("ioserver: server %d granted %d bytes for %d", i, g, len(p)-pos)
+		g := rep.V[0]
+		if g <= 0 || g > total-pos {
+			return fmt.Errorf("ioserver: server %d granted %d bytes for %d", i, g, total-pos)
 		}
-		dreq, err := s.c.Isend(p[pos:pos+g], dst, tagData)
+		dreq, err := s.c.Isend(st.next(g), dst, tagData)
 		if err != nil {
 			return err
 		}
@@ -98,6 +120,36 @@ func (s *Session) write(i int, handle uint64, p []byte, off int64) error {
 		pos += g
 	}
 	return nil
+}
+
+// stream reads chunks' bytes in order: in place when one chunk holds
+// what is asked, else gathered into a new buffer.
+type stream struct {
+	chunks []chunk
+	ci     int
+	co     int
+}
+
+func (st *stream) next(n int64) []byte {
+	if c := st.chunks[st.ci].b[st.co:]; int64(len(c)) >= n {
+		st.advance(int(n))
+		return c[:n]
+	}
+	out := make([]byte, 0, n)
+	for int64(len(out)) < n {
+		c := st.chunks[st.ci].b[st.co:]
+		k := min(len(c), int(n)-len(out))
+		out = append(out, c[:k]...)
+		st.advance(k)
+	}
+	return out
+}
+
+func (st *stream) advance(k int) {
+	st.co += k
+	for st.ci < len(st.chunks) && st.co == len(st.chunks[st.ci].b) {
+		st.ci, st.co = st.ci+1, 0
+	}
 }
 
 // Stop asks every server to stop once its work is done and returns the
@@ -198,12 +250,46 @@ func (f *File) WriteAt(p []byte, off int64) (int, error) {
 	if off < 0 {
 		return 0, ioerr.New(ioerr.ErrArg, "write", "negative offset %d", off)
 	}
-	for _, pc := range Pieces(off, int64(len(p)), f.unit, len(f.handles)) {
-		if err := f.s.write(pc.Server, f.handles[pc.Server], p[pc.Pos:pc.Pos+pc.Len], pc.Off); err != nil {
-			return int(pc.Pos), err
+	n, err := f.WriteRuns([]driver.Run{{Off: off, Bufs: [][]byte{p}}})
+	return int(n), err
+}
+
+// WriteRuns hands every run to the servers of its blocks, one request per
+// server (driver.RunWriter): a noncontiguous view's many small runs cost
+// a round trip per server, not one per run.
+func (f *File) WriteRuns(runs []driver.Run) (int64, error) {
+	perServer := make([][]chunk, len(f.handles))
+	var order []int // servers in order of first use
+	var total int64
+	for _, r := range runs {
+		off := r.Off
+		if off < 0 {
+			return 0, ioerr.New(ioerr.ErrArg, "write", "negative offset %d", off)
+		}
+		for _, b := range r.Bufs {
+			for _, pc := range Pieces(off, int64(len(b)), f.unit, len(f.handles)) {
+				if len(perServer[pc.Server]) == 0 {
+					order = append(order, pc.Server)
+				}
+				perServer[pc.Server] = append(perServer[pc.Server], chunk{off: pc.Off, b: b[pc.Pos : pc.Pos+pc.Len]})
+			}
+			off += int64(len(b))
 		}
 	}
-	return len(p), nil
+	for _, i := range order {
+		chunks := perServer[i]
+		for len(chunks) > 0 {
+			k := min(len(chunks), maxExtents)
+			if err := f.s.write(i, f.handles[i], chunks[:k]); err != nil {
+				return total, err
+			}
+			for _, c := range chunks[:k] {
+				total += int64(len(c.b))
+			}
+			chunks = chunks[k:]
+		}
+	}
+	return total, nil
 }
 
 // ReadAt reads from the servers, which serve queued bytes from their

@@ -144,6 +144,50 @@ func (r reply) err() error {
 	return ioerr.Remote(ioerr.FromCode(int(r.Class)), "I/O server: "+r.Text)
 }
 
+// Extent is a range of the file a write covers.
+type Extent struct{ Off, N int64 }
+
+// maxExtents bounds the extents of one write request, so it fits the
+// server's request buffer (ctrlMax).
+const maxExtents = (ctrlMax - requestLen - 8) / 16
+
+// encodeExtents is a write request's payload: the file ranges its bytes
+// fill, in the order they are sent.
+func encodeExtents(ext []Extent) []byte {
+	b := binary.LittleEndian.AppendUint64(nil, uint64(len(ext)))
+	for _, e := range ext {
+		b = binary.LittleEndian.AppendUint64(b, uint64(e.Off))
+		b = binary.LittleEndian.AppendUint64(b, uint64(e.N))
+	}
+	return b
+}
+
+// decodeExtents reads encodeExtents and checks that the extents are
+// well formed and add up to total bytes.
+func decodeExtents(b []byte, total int64) ([]Extent, error) {
+	if len(b) < 8 {
+		return nil, fmt.Errorf("ioserver: write request without its extents")
+	}
+	n := binary.LittleEndian.Uint64(b)
+	b = b[8:]
+	if n == 0 || n > uint64(len(b)/16) {
+		return nil, fmt.Errorf("ioserver: write request of %d extents in %d bytes", n, len(b))
+	}
+	ext := make([]Extent, n)
+	sum := int64(0)
+	for i := range ext {
+		ext[i] = Extent{Off: int64(binary.LittleEndian.Uint64(b[16*i:])), N: int64(binary.LittleEndian.Uint64(b[16*i+8:]))}
+		if ext[i].Off < 0 || ext[i].N <= 0 || ext[i].N > total {
+			return nil, fmt.Errorf("ioserver: write extent of %d bytes at %d", ext[i].N, ext[i].Off)
+		}
+		sum += ext[i].N
+	}
+	if sum != total {
+		return nil, fmt.Errorf("ioserver: write extents of %d bytes for %d", sum, total)
+	}
+	return ext, nil
+}
+
 // openArgs are what a server needs to open a file as the client would have.
 type openArgs struct {
 	Driver string // registered driver name

@@ -48,20 +48,28 @@ type sfile struct {
 	err      error     // first write error, reported by every later sync and close
 }
 
-// pendingWrite is a write waiting for credit.
+// pendingWrite is a write waiting for credit: its bytes fill ext in
+// order; next is where the next grant starts (extent, bytes into it).
 type pendingWrite struct {
 	src     int
 	file    *sfile
-	off, n  int64
+	ext     []Extent
+	n       int64
 	granted int64
+	ei      int
+	eo      int64
 }
+
+// slab is where part of a grant's bytes go: the file offset, and the
+// position and length in the grant's buffer.
+type slab struct{ off, at, n int64 }
 
 // grant is credit given: a receive posted for the bytes.
 type grant struct {
-	file *sfile
-	off  int64
-	buf  []byte
-	req  comm.Request
+	file  *sfile
+	slabs []slab
+	buf   []byte
+	req   comm.Request
 }
 
 // waiting is a request that must wait for the grants before it to land
@@ -221,8 +229,10 @@ func (s *server) step() (bool, error) {
 			return false, fmt.Errorf("ioserver: receiving write data: %w", err)
 		}
 		before := g.file.queue.Bytes()
-		g.file.queue.Add(g.off, g.buf)
-		g.file.added++
+		for _, sl := range g.slabs {
+			g.file.queue.Add(sl.off, g.buf[sl.at:sl.at+sl.n])
+			g.file.added++
+		}
 		s.used += g.file.queue.Bytes() - before - int64(len(g.buf))
 		s.grants = s.grants[1:]
 		s.landed++
@@ -301,7 +311,17 @@ func (s *server) grantNext() error {
 	if err != nil {
 		return err
 	}
-	s.grants = append(s.grants, &grant{file: w.file, off: w.off + w.granted, buf: buf, req: req})
+	var slabs []slab
+	for at := int64(0); at < g; {
+		e := w.ext[w.ei]
+		k := min(g-at, e.N-w.eo)
+		slabs = append(slabs, slab{off: e.Off + w.eo, at: at, n: k})
+		at += k
+		if w.eo += k; w.eo == e.N {
+			w.ei, w.eo = w.ei+1, 0
+		}
+	}
+	s.grants = append(s.grants, &grant{file: w.file, slabs: slabs, buf: buf, req: req})
 	s.used += g
 	s.issued++
 	w.granted += g
@@ -352,10 +372,11 @@ func (s *server) handle(msg []byte) error {
 	}
 	switch r.Kind {
 	case kWrite:
-		if r.N <= 0 || r.Off < 0 {
-			return s.reply(src, reply{}.withErr(ioerr.New(ioerr.ErrArg, "write", "bad write of %d bytes at %d", r.N, r.Off)), nil)
+		ext, err := decodeExtents(payload, r.N)
+		if err != nil {
+			return s.reply(src, reply{}.withErr(ioerr.New(ioerr.ErrArg, "write", "%v", err)), nil)
 		}
-		s.writes = append(s.writes, &pendingWrite{src: src, file: f, off: r.Off, n: r.N})
+		s.writes = append(s.writes, &pendingWrite{src: src, file: f, ext: ext, n: r.N})
 	case kAllocate:
 		return s.reply(src, reply{}.withErr(f.f.Allocate(r.Off, r.N)), nil)
 	case kRead, kSize, kSync, kClose, kTruncate:

@@ -265,7 +265,7 @@ func TestReadsStealQueuedWrites(t *testing.T) {
 // rewrites), reads checked against the rank's own oracle at once, random
 // buffer sizes and units; after close the file equals the oracles.
 func TestRandomProperty(t *testing.T) {
-	for seed := range uint64(4) {
+	for seed := range uint64(8) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 7))
 			ranks := 4 + rng.IntN(60)
@@ -301,8 +301,32 @@ func TestRandomProperty(t *testing.T) {
 					for i := range p {
 						p[i] = byte(1 + rr.IntN(255))
 					}
-					copy(mine[off:], p)
-					if _, err := f.WriteAt(p, base+int64(off)); err != nil {
+					if rr.IntN(2) == 0 {
+						copy(mine[off:], p)
+						if _, err := f.WriteAt(p, base+int64(off)); err != nil {
+							return err
+						}
+						continue
+					}
+					// A batch of runs, later ones overlapping earlier ones,
+					// each of up to three buffers.
+					var runs []driver.Run
+					for range 1 + rr.IntN(4) {
+						o := rr.IntN(region)
+						run := driver.Run{Off: base + int64(o)}
+						for range 1 + rr.IntN(3) {
+							k := rr.IntN(region - o + 1)
+							b := make([]byte, k)
+							for i := range b {
+								b[i] = byte(1 + rr.IntN(255))
+							}
+							copy(mine[o:], b)
+							o += k
+							run.Bufs = append(run.Bufs, b)
+						}
+						runs = append(runs, run)
+					}
+					if _, err := f.(driver.RunWriter).WriteRuns(runs); err != nil {
 						return err
 					}
 				}
