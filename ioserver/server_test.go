@@ -155,13 +155,19 @@ func TestManyRanksOverlappingRewrites(t *testing.T) {
 	require.True(t, bytes.Equal(want, got), "file differs from the writes in order")
 }
 
-// TestBufferSmallerThanOneWrite: a server of 4 KiB takes a 1 MiB write
-// of each rank in pieces, nothing lost.
+// TestBufferSmallerThanOneWrite: servers of 4 KiB take each rank's
+// larger write in pieces, nothing lost: 1 MiB per rank with 2 servers, and
+// 16 KiB per rank at 1016 compute ranks with 8 servers.
 func TestBufferSmallerThanOneWrite(t *testing.T) {
-	const size = 1 << 20
+	bufferSmaller(t, 6, 2, 1<<20)
+	bufferSmaller(t, 1024, 8, 16<<10)
+}
+
+func bufferSmaller(t *testing.T, ranks, servers, size int) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "f")
-	world(t, 6, 3, 2, Config{Buffer: MinBuffer}, func(c comm.Comm, s *Session) error {
+	compute := ranks - servers
+	world(t, ranks, 4, servers, Config{Buffer: MinBuffer}, func(c comm.Comm, s *Session) error {
 		f, err := openAll(c, s, "ufs:"+path, nil)
 		if err != nil {
 			return err
@@ -173,20 +179,26 @@ func TestBufferSmallerThanOneWrite(t *testing.T) {
 	})
 	got, err := os.ReadFile(path)
 	require.NoError(t, err)
-	require.Len(t, got, 4*size)
-	for r := range 4 {
+	require.Len(t, got, compute*size)
+	for r := range compute {
 		require.True(t, bytes.Equal(pattern(size, r), got[r*size:(r+1)*size]), "rank %d", r)
 	}
 }
 
-// TestWriteErrorReachesEveryRank: the server's write fails (faulty
-// driver); every compute rank's Sync and Close return it.
+// TestWriteErrorReachesEveryRank: a server's write fails (faulty
+// driver); every compute rank's Sync and Close return it, with 2 servers
+// and with 8 servers of 1024 ranks.
 func TestWriteErrorReachesEveryRank(t *testing.T) {
+	writeErrorEverywhere(t, 10, 2)
+	writeErrorEverywhere(t, 1024, 8)
+}
+
+func writeErrorEverywhere(t *testing.T, ranks, servers int) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "f")
 	var mu sync.Mutex
 	var syncErrs, closeErrs int
-	world(t, 10, 5, 2, Config{}, func(c comm.Comm, s *Session) error {
+	world(t, ranks, 16, servers, Config{}, func(c comm.Comm, s *Session) error {
 		f, err := openAll(c, s, "faulty:ufs:"+path, map[string]string{"collio_fault": "eio_offset=5000"})
 		if err != nil {
 			return err
@@ -212,8 +224,8 @@ func TestWriteErrorReachesEveryRank(t *testing.T) {
 		}
 		return nil
 	})
-	require.Equal(t, 8, syncErrs)
-	require.Equal(t, 8, closeErrs)
+	require.Equal(t, ranks-servers, syncErrs)
+	require.Equal(t, ranks-servers, closeErrs)
 }
 
 // TestReadsStealQueuedWrites: with the file system slowed down, a rank's
@@ -270,6 +282,9 @@ func TestRandomProperty(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 7))
 			ranks := 4 + rng.IntN(60)
 			servers := 1 + rng.IntN(min(8, ranks-1))
+			if seed == 0 {
+				ranks, servers = 1024, 8
+			}
 			compute := ranks - servers
 			region := 1 + rng.IntN(3000)
 			buffer := int64(MinBuffer + rng.IntN(1<<16))
