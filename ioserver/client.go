@@ -1,6 +1,7 @@
 package ioserver
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -258,24 +259,11 @@ func (f *File) WriteAt(p []byte, off int64) (int, error) {
 // server (driver.RunWriter): a noncontiguous view's many small runs cost
 // a round trip per server, not one per run.
 func (f *File) WriteRuns(runs []driver.Run) (int64, error) {
-	perServer := make([][]chunk, len(f.handles))
-	var order []int // servers in order of first use
-	var total int64
-	for _, r := range runs {
-		off := r.Off
-		if off < 0 {
-			return 0, ioerr.New(ioerr.ErrArg, "write", "negative offset %d", off)
-		}
-		for _, b := range r.Bufs {
-			for _, pc := range Pieces(off, int64(len(b)), f.unit, len(f.handles)) {
-				if len(perServer[pc.Server]) == 0 {
-					order = append(order, pc.Server)
-				}
-				perServer[pc.Server] = append(perServer[pc.Server], chunk{off: pc.Off, b: b[pc.Pos : pc.Pos+pc.Len]})
-			}
-			off += int64(len(b))
-		}
+	perServer, order, err := f.chunks(runs)
+	if err != nil {
+		return 0, err
 	}
+	var total int64
 	for _, i := range order {
 		chunks := perServer[i]
 		for len(chunks) > 0 {
@@ -323,6 +311,79 @@ func (f *File) ReadAt(p []byte, off int64) (int, error) {
 		return int(end), io.EOF
 	}
 	return len(p), nil
+}
+
+// ReadRuns fills every run from the servers of its blocks, one request
+// per server for up to maxPiece bytes (driver.RunReader), and returns how
+// many bytes exist; bytes past end of file read as zeros.
+func (f *File) ReadRuns(runs []driver.Run) (int64, error) {
+	perServer, order, err := f.chunks(runs)
+	if err != nil {
+		return 0, err
+	}
+	var got int64
+	for _, i := range order {
+		chunks := perServer[i]
+		for len(chunks) > 0 {
+			k, total := 0, int64(0)
+			for k < len(chunks) && k < maxExtents && total+int64(len(chunks[k].b)) <= maxPiece {
+				total += int64(len(chunks[k].b))
+				k++
+			}
+			if k == 0 { // one chunk larger than a reply: read it alone
+				n, err := f.ReadAt(chunks[0].b, chunks[0].off)
+				got += int64(n)
+				if err != nil && !errors.Is(err, io.EOF) {
+					return got, err
+				}
+				chunks = chunks[1:]
+				continue
+			}
+			ext := make([]Extent, k)
+			for j, c := range chunks[:k] {
+				ext[j] = Extent{Off: c.off, N: int64(len(c.b))}
+			}
+			rep, data, err := f.s.call(i, request{Kind: kReadV, Handle: f.handles[i], N: total}, encodeExtents(ext), int(total))
+			if err == nil {
+				err = rep.err()
+			}
+			if err == nil && int64(len(data)) != total {
+				err = fmt.Errorf("ioserver: server %d answered a read of %d bytes with %d", i, total, len(data))
+			}
+			if err != nil {
+				return got, err
+			}
+			for _, c := range chunks[:k] {
+				data = data[copy(c.b, data):]
+			}
+			got += rep.V[0]
+			chunks = chunks[k:]
+		}
+	}
+	return got, nil
+}
+
+// chunks cuts runs at block edges into each server's chunks, and lists
+// the servers in order of first use.
+func (f *File) chunks(runs []driver.Run) ([][]chunk, []int, error) {
+	perServer := make([][]chunk, len(f.handles))
+	var order []int
+	for _, r := range runs {
+		off := r.Off
+		if off < 0 {
+			return nil, nil, ioerr.New(ioerr.ErrArg, "transfer", "negative offset %d", off)
+		}
+		for _, b := range r.Bufs {
+			for _, pc := range Pieces(off, int64(len(b)), f.unit, len(f.handles)) {
+				if len(perServer[pc.Server]) == 0 {
+					order = append(order, pc.Server)
+				}
+				perServer[pc.Server] = append(perServer[pc.Server], chunk{off: pc.Off, b: b[pc.Pos : pc.Pos+pc.Len]})
+			}
+			off += int64(len(b))
+		}
+	}
+	return perServer, order, nil
 }
 
 // WriteV writes the buffers one after another from off.

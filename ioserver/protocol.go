@@ -32,10 +32,11 @@ const (
 	kAllocate
 	kStop
 	kStats
+	kReadV
 )
 
 var kindNames = map[kind]string{kOpen: "open", kWrite: "write", kRead: "read", kSync: "sync", kClose: "close",
-	kSize: "size", kTruncate: "truncate", kAllocate: "allocate", kStop: "stop", kStats: "stats"}
+	kSize: "size", kTruncate: "truncate", kAllocate: "allocate", kStop: "stop", kStats: "stats", kReadV: "readv"}
 
 func (k kind) String() string {
 	if s, ok := kindNames[k]; ok {

@@ -77,7 +77,8 @@ type grant struct {
 // its file's queue to reach the file system.
 type waiting struct {
 	r      request
-	seq    int64 // grants issued when it arrived
+	ext    []Extent // kReadV: the ranges to read, in reply order
+	seq    int64    // grants issued when it arrived
 	drain  bool
 	target int64 // added of its file once its grants landed; -1 before
 }
@@ -379,6 +380,15 @@ func (s *server) handle(msg []byte) error {
 		s.writes = append(s.writes, &pendingWrite{src: src, file: f, ext: ext, n: r.N})
 	case kAllocate:
 		return s.reply(src, reply{}.withErr(f.f.Allocate(r.Off, r.N)), nil)
+	case kReadV:
+		ext, err := decodeExtents(payload, r.N)
+		if err == nil && r.N > maxPiece {
+			err = fmt.Errorf("ioserver: read of %d bytes, more than %d", r.N, maxPiece)
+		}
+		if err != nil {
+			return s.reply(src, reply{}.withErr(ioerr.New(ioerr.ErrArg, "read", "%v", err)), nil)
+		}
+		s.waits = append(s.waits, &waiting{r: r, ext: ext, seq: s.issued, target: -1})
 	case kRead, kSize, kSync, kClose, kTruncate:
 		drain := r.Kind == kSync || r.Kind == kClose || r.Kind == kTruncate
 		s.waits = append(s.waits, &waiting{r: r, seq: s.issued, drain: drain, target: -1})
@@ -407,6 +417,21 @@ func (s *server) tryWaiting(w *waiting) (bool, error) {
 	case kRead:
 		data, n, err := s.read(f, w.r.Off, w.r.N)
 		return true, s.reply(src, reply{V: [3]int64{n}}.withErr(err), data[:n])
+	case kReadV:
+		// Every extent's bytes in full (zeros past end of file), and in V[0]
+		// how many of them exist.
+		out := make([]byte, 0, w.r.N)
+		var valid int64
+		for _, e := range w.ext {
+			data, n, err := s.read(f, e.Off, e.N)
+			if err != nil {
+				return true, s.reply(src, reply{}.withErr(err), nil)
+			}
+			clear(data[n:])
+			out = append(out, data...)
+			valid += n
+		}
+		return true, s.reply(src, reply{V: [3]int64{valid}}, out)
 	case kSize:
 		n, err := s.size(f)
 		return true, s.reply(src, reply{V: [3]int64{n}}.withErr(err), nil)

@@ -302,6 +302,34 @@ func TestRandomProperty(t *testing.T) {
 				for range 1 + rr.IntN(12) {
 					off := rr.IntN(region)
 					n := 1 + rr.IntN(region-off)
+					if rr.IntN(4) == 0 {
+						// A batch of reads: runs of up to three buffers.
+						var runs []driver.Run
+						var want []byte
+						for range 1 + rr.IntN(3) {
+							o := rr.IntN(region)
+							run := driver.Run{Off: base + int64(o)}
+							for range 1 + rr.IntN(3) {
+								k := rr.IntN(region - o + 1)
+								run.Bufs = append(run.Bufs, bytes.Repeat([]byte{0xee}, k))
+								want = append(want, mine[o:o+k]...)
+								o += k
+							}
+							runs = append(runs, run)
+						}
+						n, err := f.(driver.RunReader).ReadRuns(runs)
+						if err != nil {
+							return err
+						}
+						var got []byte
+						for _, run := range runs {
+							got = bytes.Join(append([][]byte{got}, run.Bufs...), nil)
+						}
+						if !bytes.Equal(got, want) || n > int64(len(want)) {
+							return fmt.Errorf("rank %d: a batch of reads differs from its writes (%d bytes read of %d)", r, n, len(want))
+						}
+						continue
+					}
 					if rr.IntN(3) == 0 {
 						got := make([]byte, n)
 						if _, err := f.ReadAt(got, base+int64(off)); err != nil && !errors.Is(err, io.EOF) {
