@@ -15,13 +15,15 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestFileThroughServers: 1016 compute ranks and 8 servers in memory; a
+// TestFileThroughServers: 248 compute ranks and 8 servers in memory (the
+// package's other tests run 1024 ranks; here adio's collective calls
+// would dominate the time); a
 // file opened on the compute communicator with an interleaved view is
 // written collectively, then rewritten in part, read back collectively
 // before close (from the servers' queues or the file), and after close is
 // what independent writes in that order make.
 func TestFileThroughServers(t *testing.T) {
-	const ranks, servers, piece, count = 1024, 8, 16, 4
+	const ranks, servers, piece, count = 256, 8, 16, 4
 	compute := ranks - servers
 	path := filepath.Join(t.TempDir(), "f")
 	data := func(r, salt int) []byte {

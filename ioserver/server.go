@@ -45,6 +45,7 @@ type sfile struct {
 	added    int64     // writes queued so far
 	written  int64     // writes on the file system so far
 	batchEnd int64     // added when the batch in flight was taken
+	synced   int64     // written at the last successful sync: later syncs with nothing new skip the system call
 	err      error     // first write error, reported by every later sync and close
 }
 
@@ -436,9 +437,13 @@ func (s *server) tryWaiting(w *waiting) (bool, error) {
 		n, err := s.size(f)
 		return true, s.reply(src, reply{V: [3]int64{n}}.withErr(err), nil)
 	case kSync:
+		// Every compute rank syncs: one system call serves them all until
+		// more data is written.
 		err := f.err
-		if err == nil {
-			err = f.f.Sync()
+		if err == nil && f.synced != f.written {
+			if err = f.f.Sync(); err == nil {
+				f.synced = f.written
+			}
 		}
 		return true, s.reply(src, reply{}.withErr(err), nil)
 	case kTruncate:
@@ -516,7 +521,7 @@ func (s *server) open(payload []byte) (uint64, driver.Layout, error) {
 		return 0, driver.Layout{}, err
 	}
 	s.nextID++
-	f := &sfile{handle: s.nextID, key: key, f: df, refs: 1, written: 0}
+	f := &sfile{handle: s.nextID, key: key, f: df, refs: 1, synced: -1}
 	s.files[f.handle] = f
 	s.byKey[key] = f
 	s.order = append(s.order, f)
