@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"time"
 
 	"github.com/collio/collio/cache"
@@ -133,17 +134,18 @@ func Serve(c comm.Comm, cfg Config) error {
 	return s.loop()
 }
 
-// writer writes batches in the background, in run order.
+// writer writes batches in the background, each in one driver call where
+// the driver takes batches (driver.WriteRuns). A failed batch still frees
+// its memory; its error stays with the file.
 func (s *server) writer() {
 	for b := range s.toWriter {
 		var n int64
-		var err error
-		for _, r := range b.runs {
-			if _, werr := b.file.f.WriteAt(r.Data, r.Off); werr != nil && err == nil {
-				err = werr
-			}
+		runs := make([]driver.Run, len(b.runs))
+		for i, r := range b.runs {
+			runs[i] = driver.Run{Off: r.Off, Bufs: [][]byte{r.Data}}
 			n += int64(len(r.Data))
 		}
+		_, err := driver.WriteRuns(b.file.f, runs)
 		s.fromWr <- batchDone{file: b.file, bytes: n, err: err}
 	}
 }
@@ -198,7 +200,7 @@ func (s *server) loop() error {
 func backoff(idle int) {
 	switch {
 	case idle < 50:
-		time.Sleep(0)
+		runtime.Gosched()
 	default:
 		time.Sleep(time.Duration(min(idle, 250)) * time.Microsecond)
 	}

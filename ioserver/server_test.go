@@ -157,10 +157,10 @@ func TestManyRanksOverlappingRewrites(t *testing.T) {
 
 // TestBufferSmallerThanOneWrite: servers of 4 KiB take each rank's
 // larger write in pieces, nothing lost: 1 MiB per rank with 2 servers, and
-// 16 KiB per rank at 1016 compute ranks with 8 servers.
+// 8 KiB per rank at 1016 compute ranks with 8 servers.
 func TestBufferSmallerThanOneWrite(t *testing.T) {
 	bufferSmaller(t, 6, 2, 1<<20)
-	bufferSmaller(t, 1024, 8, 16<<10)
+	bufferSmaller(t, 1024, 8, 8<<10)
 }
 
 func bufferSmaller(t *testing.T, ranks, servers, size int) {
