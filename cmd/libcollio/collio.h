@@ -120,8 +120,11 @@ int collio_file_stats_all(MPI_File fh, collio_stats *sum, collio_stats *min, col
  * opened on it (collio_open or MPI_File_open under collio) hand their
  * writes to the servers, and sync and close return every server write
  * error on every rank. On server ranks the call serves until the compute
- * ranks call collio_stop_io_servers, then returns MPI_SUCCESS with
- * *compute = MPI_COMM_NULL. */
+ * ranks call collio_stop_io_servers (or MPI_Finalize), then returns
+ * MPI_SUCCESS with *compute = MPI_COMM_NULL. A count of 0 (n = 0 and
+ * collio_io_servers 0) is MPI_ERR_ARG; a bad collio_io_servers or
+ * collio_io_server_buffer value is MPI_ERR_INFO_VALUE-class, with a message
+ * (collio_last_error) naming the hint and the value. */
 int collio_split_io_servers(MPI_Comm comm, int n, MPI_Info info, MPI_Comm *compute);
 
 /* Ends the I/O servers (collective on the compute communicator) once they
