@@ -2,8 +2,8 @@
 #   make run    the main job: the collperf benchmark on a temporary directory
 #   make test   every test tier (unit, MPI at 4 and 3 ranks)
 #   make fuzz   every fuzz target for FUZZTIME (default 10s) each
-#   make bench  collio vs the host MPI-IO variants on tmpfs and disk: results/bench.md, then make cbench
-#               (QUICK=1: small)
+#   make bench  collio vs the host MPI-IO variants on tmpfs and disk: results/bench.md, then make cbench,
+#               make ioserverbench and make simbench (QUICK=1: small)
 #   make simbench  the scale model's placement table (collio sim): results/sim-placement.md
 #   make cbench the same C programs on the host MPI-IO and with libcollio preloaded: results/cbench.md
 #               (IOR=/path/to/ior adds IOR; knobs: scripts/cbench.sh -h)
@@ -119,10 +119,11 @@ run: build
 # with bin/libcollio.so preloaded, in alternating launches: results/cbench.md and results/cbench.tsv
 # (docs/benchmarks.md). NP is passed to cbench only when set on the command line or in the environment
 # (its default is np 2 and 4).
-.PHONY: bench cbench e10bench simbench
+.PHONY: bench cbench e10bench simbench ioserverbench
 bench: build lib
 	NP=$(NP) scripts/bench.sh
 	scripts/cbench.sh
+	NP=$(NP) scripts/ioserverbench.sh
 	$(MAKE) --no-print-directory simbench
 
 # The scale model (docs/placement.md): bytes crossing nodes and modelled
@@ -142,6 +143,12 @@ cbench: lib
 # the paper's model, over compute times (results/e10/e10.md; about a minute).
 e10bench: build
 	NP=$(NP) scripts/e10bench.sh
+
+# Dedicated I/O server ranks: the time a checkpointing application waits
+# with one server rank, with two-phase and with the E10 cache, and the
+# Compactor's counts on rewrites (results/ioserver/ioserver.md; about half a minute).
+ioserverbench: build
+	NP=$(NP) scripts/ioserverbench.sh
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

@@ -391,6 +391,9 @@ type writeVariant struct {
 	// data (see seedBackground) that the bytes nobody writes
 	// must keep.
 	overwrite bool
+	// servers: written through I/O servers, where the E10 cache (if any)
+	// runs, so the compute ranks have no cache statistics.
+	servers bool
 }
 
 var writeVariants = []writeVariant{
@@ -453,6 +456,13 @@ type equalityRun struct {
 }
 
 func runShape(t *testing.T, c comm.Comm, sc shapeCase) {
+	runShapeWith(t, c, sc, variantsFor(sc.name, c.Size()), readVariants)
+}
+
+// runShapeWith writes the shape as the host MPI-IO does and through each
+// of vars, compares the files, and reads them back through reads and the
+// variants' own read backs.
+func runShapeWith(t *testing.T, c comm.Comm, sc shapeCase, vars []writeVariant, reads []readVariant) {
 	p, r := c.Size(), c.Rank()
 	sh, err := sc.build(p, r)
 	if sh != nil && !sh.filetype.IsNull() {
@@ -471,7 +481,7 @@ func runShape(t *testing.T, c comm.Comm, sc shapeCase) {
 	e.decode()
 	e.makeData()
 	e.total = sumInt64(t, c, int64(sh.nbytes))
-	e.vars = variantsFor(sc.name, p)
+	e.vars = vars
 
 	dir := mpitest.TempDir(t, c)
 	e.paths["host"] = filepath.Join(dir, sc.name+".host")
@@ -484,7 +494,7 @@ func runShape(t *testing.T, c comm.Comm, sc shapeCase) {
 		e.writeCollio(v)
 	}
 	e.compareFiles()
-	for _, rv := range readVariants {
+	for _, rv := range reads {
 		e.readBack(rv)
 	}
 	for _, v := range e.vars {
@@ -606,7 +616,7 @@ func (e *equalityRun) writeCollio(v writeVariant) {
 		err = e.checkWriteStats(f, last, v)
 	}
 	cs, cached := f.CacheStats()
-	if err == nil && cacheDir != "" && !cached {
+	if err == nil && cacheDir != "" && !cached && !v.servers {
 		err = fmt.Errorf("rank %d has no E10 cache", c.Rank())
 	}
 	cerr := f.Close()
@@ -614,7 +624,7 @@ func (e *equalityRun) writeCollio(v writeVariant) {
 	if v.collective {
 		e.checkRMW(last, v)
 	}
-	if cacheDir != "" {
+	if cacheDir != "" && !v.servers {
 		e.checkCacheUsed(v.name, cacheDir, cs)
 	}
 }
@@ -650,7 +660,8 @@ func (e *equalityRun) variant(name string) (writeVariant, bool) {
 
 func (e *equalityRun) writeHost() {
 	t, c, sh := e.t, e.c, e.sh
-	hf, err := mpi.HostOpen(c.(mpi.Comm), e.paths["host"], mpi.ModeCreate|mpi.ModeWrOnly, nil)
+	mc, _ := comm.As[mpi.Comm](c) // under any wrapper (I/O servers' compute communicator)
+	hf, err := mpi.HostOpen(mc, e.paths["host"], mpi.ModeCreate|mpi.ModeWrOnly, nil)
 	together(t, c, err, "host open")
 	err = hf.SetView(sh.disp, sh.etype, sh.filetype, "native", nil)
 	if err != nil {

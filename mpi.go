@@ -3,9 +3,12 @@
 package collio
 
 import (
+	"errors"
+
 	"github.com/collio/collio/cache"
 	"github.com/collio/collio/internal/ioerr"
 	"github.com/collio/collio/internal/mpi"
+	"github.com/collio/collio/ioserver"
 )
 
 // Init initialises MPI with MPI_THREAD_MULTIPLE unless the program (or
@@ -27,8 +30,11 @@ func Init() error {
 // Finalize finalises MPI if collio initialised it, and does nothing
 // otherwise: MPI that the program initialised is the program's to finalise.
 func Finalize() error {
-	// Deferred closes of the E10 cache finish their copies first.
-	cerr := cache.WaitAll()
+	// I/O servers still running are stopped (collective on their compute
+	// ranks, which all finalise), and deferred closes of the E10 cache
+	// finish their copies.
+	serr := ioserver.StopAll()
+	cerr := errors.Join(serr, cache.WaitAll())
 	if err := mpi.Finalize(); err != nil {
 		return ioerr.Wrap(err, "finalize", "", -1)
 	}

@@ -33,6 +33,9 @@ type config struct {
 	minFdomainSize   int64
 	lustreDSInColl   string
 	lustreCollThresh int64
+	// ioServers: transfers go to I/O servers (not a hint: the file's
+	// communicator says so).
+	ioServers bool
 }
 
 func newConfig(h *hints.Set) config {
@@ -64,4 +67,5 @@ func newConfig(h *hints.Set) config {
 func (f *File) setHints(h *hints.Set) {
 	f.hints = h
 	f.cfg = newConfig(h)
+	f.cfg.ioServers = f.viaServers
 }

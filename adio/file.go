@@ -102,6 +102,9 @@ type File struct {
 	// dsWriteOK is false when the file could only be opened write-only, so
 	// data sieving (which reads) cannot be used for writes.
 	dsWriteOK bool
+	// viaServers: the file was opened on a compute communicator of
+	// SplitIOServers; its driver hands every transfer to the I/O servers.
+	viaServers bool
 	// stderr is where COLLIO_PRINT_HINTS output goes; os.Stderr unless a
 	// test replaces it.
 	stderr io.Writer

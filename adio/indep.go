@@ -133,8 +133,11 @@ func (f *File) writeAt(op string, v View, a Access, off int64, alone bool) (int6
 		}
 		defer unlock()
 	}
+	// Locks keep other ranks' read-modify-write windows off these bytes;
+	// through I/O servers nobody reads, modifies and writes back.
+	lock := !atomic && !alone && !f.viaServers
 	if fo, ok := oneRun(v, a, off); ok {
-		return f.writeOneRun(op, a.Buf[:a.Size()], fo, !atomic && !alone)
+		return f.writeOneRun(op, a.Buf[:a.Size()], fo, lock)
 	}
 	b := &batcher{
 		f:         f.f,
@@ -142,7 +145,7 @@ func (f *File) writeAt(op string, v View, a Access, off int64, alone bool) (int6
 		sieve:     f.sieves(true),
 		autoSieve: f.cfg.ds[1] == hints.Automatic,
 		bufSize:   f.cfg.indBufSize[1],
-		lock:      !atomic && !alone,
+		lock:      lock,
 	}
 	err := walk(v, a, off, func(p piece) error { return b.add(p, b.flushWrite) })
 	if err == nil {

@@ -124,6 +124,9 @@ func (f *File) SetAtomicity(on bool) error {
 	if err := f.checkSame("set_atomicity", v, "atomicity"); err != nil {
 		return err
 	}
+	if on && f.viaServers {
+		return f.errf(ioerr.ErrUnsupported, "set_atomicity", "atomic mode is not available on a file opened through I/O servers (SplitIOServers)")
+	}
 	f.mu.Lock()
 	f.atomic = on
 	f.forgetPattern()

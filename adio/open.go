@@ -16,6 +16,7 @@ import (
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/commpool"
 	"github.com/collio/collio/internal/ioerr"
+	"github.com/collio/collio/ioserver"
 	"github.com/collio/collio/topo"
 )
 
@@ -82,6 +83,13 @@ func (f *File) open(c comm.Comm, opts OpenOptions, getenv func(string) string) e
 	}
 	if err == nil {
 		f.drv, f.fpath, err = driver.Resolve(f.path)
+	}
+	if s, ok := ioserver.SessionOf(c); ok && err == nil {
+		f.drv = ioserver.NewDriver(s, f.drv)
+		f.viaServers, f.cfg.ioServers = true, true
+		// Nobody reads, modifies and writes back ranges the servers may
+		// still hold newer bytes of.
+		f.dsWriteOK = false
 	}
 	if err == nil {
 		// A deferred close of this file (e10_cache_deferred_close) may
@@ -443,7 +451,9 @@ func (f *File) deriveHints() error {
 // file directly, rank 0 warns once and e10_cache reads back as disable.
 func (f *File) openCache() error {
 	opts, on := cache.OptionsFromHints(f.hints, f.path, f.rank())
-	if !on || !f.mode.canWrite() {
+	// With I/O servers the cache sits under the servers, which open it
+	// from the hints they are given.
+	if !on || !f.mode.canWrite() || f.viaServers {
 		return nil
 	}
 	opts.Params = f.dopts.Params

@@ -162,6 +162,9 @@ func chooseStrategy(cfg *config, s situation) (name, reason string, err error) {
 		}
 		return st, "collio_strategy=" + st, nil
 	}
+	if cfg.ioServers {
+		return hints.StrategyIndependent, "I/O servers: each rank hands its own data to the servers", nil
+	}
 	key := hints.RomioCBRead
 	if s.write {
 		key = hints.RomioCBWrite

@@ -49,6 +49,11 @@ const (
 	CollioAutoAggregators   = "collio_auto_aggregators"
 	CollioBytesPerAgg       = "collio_bytes_per_aggregator"
 	CollioErrorAgreement    = "collio_error_agreement"
+	// CollioIOServers is how many ranks SplitIOServers makes I/O servers:
+	// a count or a percentage of the ranks.
+	CollioIOServers = "collio_io_servers"
+	// CollioIOServerBuffer bounds the bytes each I/O server holds.
+	CollioIOServerBuffer = "collio_io_server_buffer"
 )
 
 // Values of collio_error_agreement.
@@ -129,6 +134,11 @@ const (
 	// EnvPrintHints, when "1", asks the file layer to print the effective
 	// hints at open with (*Set).Fprint.
 	EnvPrintHints = "COLLIO_PRINT_HINTS"
+	// EnvIOServers and EnvIOServerBuffer set collio_io_servers and
+	// collio_io_server_buffer for SplitIOServers when the caller's hints
+	// do not.
+	EnvIOServers      = "COLLIO_IO_SERVERS"
+	EnvIOServerBuffer = "COLLIO_IO_SERVER_BUFFER"
 )
 
 // Sources of an effective value, as reported by (*Set).Source.

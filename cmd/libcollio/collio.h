@@ -112,6 +112,26 @@ int collio_file_stats(MPI_File fh, collio_stats *st);
  * MPI_Allgather of about 600 bytes per rank). */
 int collio_file_stats_all(MPI_File fh, collio_stats *sum, collio_stats *min, collio_stats *max);
 
+/* Dedicated I/O server ranks (collective on comm). n > 0 ranks become I/O
+ * servers, spread over the nodes; n = 0 takes collio_io_servers from info,
+ * else from the environment (COLLIO_IO_SERVERS): a count or a percentage
+ * such as "1%". collio_io_server_buffer bounds each server's memory. On
+ * compute ranks *compute is the communicator of the compute ranks: files
+ * opened on it (collio_open or MPI_File_open under collio) hand their
+ * writes to the servers, and sync and close return every server write
+ * error on every rank. On server ranks the call serves until the compute
+ * ranks call collio_stop_io_servers (or MPI_Finalize), then returns
+ * MPI_SUCCESS with *compute = MPI_COMM_NULL. A count of 0 (n = 0 and
+ * collio_io_servers 0) is MPI_ERR_ARG; a bad collio_io_servers or
+ * collio_io_server_buffer value is MPI_ERR_INFO_VALUE-class, with a message
+ * (collio_last_error) naming the hint and the value. */
+int collio_split_io_servers(MPI_Comm comm, int n, MPI_Info info, MPI_Comm *compute);
+
+/* Ends the I/O servers (collective on the compute communicator) once they
+ * have written everything; returns the same error on every compute rank.
+ * The compute communicator stays the caller's to free. */
+int collio_stop_io_servers(MPI_Comm compute);
+
 /* The message of the last error on this process (any thread), truncated
  * to len-1 bytes; returns its full length. */
 int collio_last_error(char *buf, int len);

@@ -67,7 +67,7 @@ func collioGoOpen(commp unsafe.Pointer, path *C.char, amode C.int, info unsafe.P
 	rank := c.Rank()
 	user := infoMap(C.MPI_Info(info))
 	h := filterHints(openHints(p, user), rank)
-	af, err := adio.Open(c, p, adio.Mode(amode), adio.OpenOptions{Hints: h, Lenient: true, Getenv: getenv, NoSharedPointer: sharedPointerOff()})
+	af, err := adio.Open(withServers(c), p, adio.Mode(amode), adio.OpenOptions{Hints: h, Lenient: true, Getenv: getenv, NoSharedPointer: sharedPointerOff()})
 	if err != nil {
 		return fail(err)
 	}

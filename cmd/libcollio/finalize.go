@@ -6,6 +6,7 @@ import "C"
 import (
 	"github.com/collio/collio/cache"
 	"github.com/collio/collio/internal/ioerr"
+	"github.com/collio/collio/ioserver"
 )
 
 // collioGoFinalize waits for the copies of the E10 cache's deferred closes
@@ -17,6 +18,13 @@ import (
 //
 //export collioGoFinalize
 func collioGoFinalize() C.int {
+	// I/O servers the program did not stop are stopped: every compute
+	// rank finalises too, and the server ranks then return.
+	if err := ioserver.StopAll(); err != nil {
+		computes.Clear()
+		return fail(withContext(err, "stop_io_servers", "", worldRank()))
+	}
+	computes.Clear()
 	err := cache.WaitAll()
 	if err == nil {
 		return C.MPI_SUCCESS

@@ -1566,6 +1566,28 @@ int collio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, colli
 	return rc;
 }
 
+int collio_split_io_servers(MPI_Comm comm, int n, MPI_Info info, MPI_Comm *compute)
+{
+	void *out = NULL;
+	int rc, inter = 0;
+	if (compute == NULL)
+		return MPI_ERR_ARG;
+	*compute = MPI_COMM_NULL;
+	if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+		return MPI_ERR_COMM;
+	rc = collioGoSplitIOServers((void *)comm, n, (void *)info, &out);
+	if (rc == MPI_SUCCESS && out != NULL)
+		*compute = (MPI_Comm)out;
+	return rc;
+}
+
+int collio_stop_io_servers(MPI_Comm compute)
+{
+	if (compute == MPI_COMM_NULL)
+		return MPI_ERR_COMM;
+	return collioGoStopIOServers((void *)compute);
+}
+
 int collio_close(collio_file *fh)
 {
 	void *eh = NULL;

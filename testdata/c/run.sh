@@ -10,7 +10,8 @@
 # plain binary with mpirun -x LD_PRELOAD=libcollio.so. The files each run
 # writes must be byte-identical to the host MPI-IO's. capi (collio.h, hints
 # config, pass-through, COLLIO_VERBOSE) and e10's failing deferred close run
-# linked only, e10 without files preloaded only. stats checks the per-file
+# linked only, e10 without files preloaded only. ioserver (I/O server ranks
+# through collio.h) runs linked. stats checks the per-file
 # report of COLLIO_STATS (text preloaded, JSON linked; statscheck.py).
 # errors checks error codes (MPI_Error_class everywhere, collio's message in
 # MPI_Error_string under collio) and error handlers, MPI_ERRORS_ARE_FATAL
@@ -38,6 +39,7 @@ for t in basic misc nonblocking shared e10; do
 	cc $cflags -o "$build/$t.collio" "$here/$t.c" $(pkg-config --cflags --libs collio) -ldl || fail "compile $t against collio"
 done
 cc $cflags -o "$build/capi" "$here/capi.c" $(pkg-config --cflags --libs collio) -ldl || fail "compile capi"
+cc $cflags -o "$build/ioserver" "$here/ioserver.c" $(pkg-config --cflags --libs collio) -ldl || fail "compile ioserver"
 mpicc $cflags -o "$build/errors.host" "$here/errors.c" -ldl -lpthread || fail "compile errors"
 cc $cflags -o "$build/errors.collio" "$here/errors.c" $(pkg-config --cflags --libs collio) -ldl -lpthread ||
 	fail "compile errors against collio"
@@ -71,6 +73,14 @@ for t in basic misc nonblocking shared e10; do
 	[ $failed = 0 ] && echo "ok   $t: host, linked and preloaded runs wrote identical files ($(ls "$out/$t.host" | tr '\n' ' '))"
 	[ $before = 0 ] || failed=1
 done
+
+# ioserver: collio_split_io_servers, linked.
+mkdir -p "$out/ioserver"
+if $mpirun "$build/ioserver" "$out/ioserver"; then
+	echo "ok   ioserver: one I/O server rank; collio_open and MPI_File_open on the compute ranks, EIO at sync and close"
+else
+	fail "ioserver exited with $?"
+fi
 
 # capi, with COLLIO_VERBOSE=1: its stderr shows which calls went where.
 mkdir -p "$out/capi"
