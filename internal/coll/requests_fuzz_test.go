@@ -55,7 +55,7 @@ func TestDecodeRequestsHugeCount(t *testing.T) {
 	for _, n := range []int{1 << 60, math.MaxInt, -1, 3} {
 		allocs := testing.AllocsPerRun(1, func() { _, _ = DecodeRequests(b, n, nil) })
 		_, err := DecodeRequests(b, n, nil)
-		if err == nil || !strings.Contains(err.Error(), "pieces cannot be encoded in 4 bytes") || allocs > 4 {
+		if err == nil || !strings.Contains(err.Error(), "pieces cannot be encoded in 4 bytes") || (allocs > 4 && !raceEnabled) {
 			t.Errorf("n=%d: %v (%v allocations)", n, err, allocs)
 		}
 	}
