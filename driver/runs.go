@@ -146,3 +146,31 @@ func (h *Held) Move(f File, write bool) (int64, error) {
 	h.runs, h.bufs = h.runs[:0], 0
 	return n, err
 }
+
+// WriteVAt writes bufs one after another from off with w.WriteAt: WriteV
+// for a file with no vectored call of its own.
+func WriteVAt(w io.WriterAt, bufs [][]byte, off int64) (int, error) {
+	total := 0
+	for _, b := range bufs {
+		n, err := w.WriteAt(b, off+int64(total))
+		total += n
+		if err != nil {
+			return total, err
+		}
+	}
+	return total, nil
+}
+
+// ReadVAt reads bufs one after another from off with r.ReadAt: ReadV for
+// a file with no vectored call of its own.
+func ReadVAt(r io.ReaderAt, bufs [][]byte, off int64) (int, error) {
+	total := 0
+	for _, b := range bufs {
+		n, err := r.ReadAt(b, off+int64(total))
+		total += n
+		if err != nil {
+			return total, err
+		}
+	}
+	return total, nil
+}

@@ -3,10 +3,12 @@ package driver_test
 import (
 	"errors"
 	"io"
+	"os"
 	"testing"
 
 	"github.com/collio/collio/driver"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // vectorOnly is a File that has WriteV and nothing else.
@@ -102,4 +104,24 @@ func TestHeld(t *testing.T) {
 	n, err = small.Move(eofAt{size: 1}, false)
 	assert.NoError(t, err)
 	assert.Equal(t, int64(1), n, "reads count the bytes from the file")
+}
+
+// WriteVAt and ReadVAt move the buffers back to back from off, and stop
+// at the first error with the bytes moved until then.
+func TestVectoredAtOneCallEach(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "v")
+	require.NoError(t, err)
+	defer f.Close()
+	n, err := driver.WriteVAt(f, [][]byte{[]byte("ab"), nil, []byte("cde")}, 3)
+	require.NoError(t, err)
+	require.Equal(t, 5, n)
+	got := [][]byte{make([]byte, 1), make([]byte, 3)}
+	n, err = driver.ReadVAt(f, got, 4)
+	require.NoError(t, err)
+	require.Equal(t, 4, n)
+	require.Equal(t, "b", string(got[0]))
+	require.Equal(t, "cde", string(got[1]))
+	n, err = driver.ReadVAt(f, [][]byte{make([]byte, 2), make([]byte, 4)}, 5)
+	require.ErrorIs(t, err, io.EOF) // the file ends after 3 of the 6 bytes
+	require.Equal(t, 3, n)
 }

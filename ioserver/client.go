@@ -388,28 +388,12 @@ func (f *File) chunks(runs []driver.Run) ([][]chunk, []int, error) {
 
 // WriteV writes the buffers one after another from off.
 func (f *File) WriteV(bufs [][]byte, off int64) (int, error) {
-	total := 0
-	for _, b := range bufs {
-		n, err := f.WriteAt(b, off+int64(total))
-		total += n
-		if err != nil {
-			return total, err
-		}
-	}
-	return total, nil
+	return driver.WriteVAt(f, bufs, off)
 }
 
 // ReadV reads the buffers one after another from off.
 func (f *File) ReadV(bufs [][]byte, off int64) (int, error) {
-	total := 0
-	for _, b := range bufs {
-		n, err := f.ReadAt(b, off+int64(total))
-		total += n
-		if err != nil {
-			return total, err
-		}
-	}
-	return total, nil
+	return driver.ReadVAt(f, bufs, off)
 }
 
 // each asks every server the same and returns the first error.

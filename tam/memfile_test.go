@@ -54,27 +54,11 @@ func (f *memFile) WriteAt(p []byte, off int64) (int, error) {
 }
 
 func (f *memFile) WriteV(bufs [][]byte, off int64) (int, error) {
-	total := 0
-	for _, b := range bufs {
-		n, err := f.WriteAt(b, off+int64(total))
-		total += n
-		if err != nil {
-			return total, err
-		}
-	}
-	return total, nil
+	return driver.WriteVAt(f, bufs, off)
 }
 
 func (f *memFile) ReadV(bufs [][]byte, off int64) (int, error) {
-	total := 0
-	for _, b := range bufs {
-		n, err := f.ReadAt(b, off+int64(total))
-		total += n
-		if err != nil {
-			return total, err
-		}
-	}
-	return total, nil
+	return driver.ReadVAt(f, bufs, off)
 }
 
 func (f *memFile) Sync() error { return nil }
