@@ -661,15 +661,7 @@ func (c *File) ReadV(bufs [][]byte, off int64) (int, error) {
 	if len(parts) == 0 && pendEnd <= off {
 		return c.global.ReadV(bufs, off)
 	}
-	total := 0
-	for _, b := range bufs {
-		k, err := c.ReadAt(b, off+int64(total))
-		total += k
-		if err != nil {
-			return total, err
-		}
-	}
-	return total, nil
+	return driver.ReadVAt(c, bufs, off)
 }
 
 // Size is the global file's size, or the end of the furthest extent not

@@ -91,23 +91,7 @@ type config struct {
 	overlapRounds int
 }
 
-func main() {
-	cfg, err := parseFlags(os.Args[1:])
-	var help benchutil.UsageError
-	switch {
-	case errors.As(err, &help):
-		if benchutil.LaunchRank() == 0 {
-			fmt.Print(help.Usage)
-		}
-		os.Exit(0)
-	case err != nil:
-		if benchutil.LaunchRank() == 0 {
-			fmt.Fprintf(os.Stderr, "iorbench: %v (iorbench -h lists the flags)\n", err)
-		}
-		os.Exit(2)
-	}
-	os.Exit(run(cfg))
-}
+func main() { benchutil.Main("iorbench", parseFlags, run) }
 
 func parseFlags(args []string) (config, error) {
 	fs := flag.NewFlagSet("iorbench", flag.ContinueOnError)
@@ -210,20 +194,13 @@ func parseFlags(args []string) (config, error) {
 	}
 	c.hints, c.hintSrc = collio.Hints(hs.Vals), hs.Source
 	if *overlap != "" {
-		implSet := false
-		fs.Visit(func(f *flag.Flag) { implSet = implSet || f.Name == "impl" })
-		switch {
-		case !c.collective || c.filePerProc:
+		if !c.collective || c.filePerProc {
 			return c, fmt.Errorf("-overlap measures collective calls on a shared file: add -c, leave out -F")
-		case implSet && (len(c.impls) != 1 || c.impls[0] != "collio"):
-			return c, fmt.Errorf("-overlap measures collio's nonblocking calls: use -impl collio (or leave -impl out)")
-		case c.overlapRounds < 1 || c.overlapRounds > 1000:
-			return c, fmt.Errorf("-overlap-rounds %d: want 1 to 1000", c.overlapRounds)
+		}
+		if c.overlap, err = benchutil.OverlapFactors(fs, *overlap, c.impls, c.overlapRounds); err != nil {
+			return c, err
 		}
 		c.impls = []string{"collio"}
-		if c.overlap, err = benchutil.ParseFactors(*overlap); err != nil {
-			return c, fmt.Errorf("-overlap: %w", err)
-		}
 	}
 	return c, nil
 }

@@ -100,23 +100,7 @@ type config struct {
 	sizes    sizes
 }
 
-func main() {
-	cfg, err := parseFlags(os.Args[1:])
-	var help benchutil.UsageError
-	switch {
-	case errors.As(err, &help):
-		if benchutil.LaunchRank() == 0 {
-			fmt.Print(help.Usage)
-		}
-		os.Exit(0)
-	case err != nil:
-		if benchutil.LaunchRank() == 0 {
-			fmt.Fprintf(os.Stderr, "patterns: %v (patterns -h lists the flags)\n", err)
-		}
-		os.Exit(2)
-	}
-	os.Exit(run(cfg))
-}
+func main() { benchutil.Main("patterns", parseFlags, run) }
 
 func parseFlags(args []string) (config, error) {
 	fs := flag.NewFlagSet("patterns", flag.ContinueOnError)

@@ -1,6 +1,7 @@
 package benchutil
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -204,4 +205,24 @@ func PrintOverlap(w io.Writer, impl string, rs []OverlapResult, busy bool) {
 func OverlapLine(impl string, np int, bytes int64, r OverlapResult) string {
 	return fmt.Sprintf("overlap impl=%s op=%s factor=%.2f compute_ms=%.2f io_ms=%.2f blocking_ms=%.2f nonblocking_ms=%.2f hidden=%.2f nb_ratio=%.2f np=%d B=%d",
 		impl, r.Op, r.Factor, r.Compute*1e3, r.IO*1e3, r.Blocking*1e3, r.Nonblocking*1e3, r.Hidden, r.Ratio, np, bytes)
+}
+
+// OverlapFactors checks what the overlap mode of every benchmark asks of
+// its flags, after the benchmark's own conflicts: -impl, when given, must
+// be collio alone, and -overlap-rounds 1 to 1000. It returns the compute
+// factors of -overlap.
+func OverlapFactors(fs *flag.FlagSet, overlap string, impls []string, rounds int) ([]float64, error) {
+	implSet := false
+	fs.Visit(func(f *flag.Flag) { implSet = implSet || f.Name == "impl" })
+	switch {
+	case implSet && (len(impls) != 1 || impls[0] != "collio"):
+		return nil, fmt.Errorf("-overlap measures collio's nonblocking calls: use -impl collio (or leave -impl out)")
+	case rounds < 1 || rounds > 1000:
+		return nil, fmt.Errorf("-overlap-rounds %d: want 1 to 1000", rounds)
+	}
+	f, err := ParseFactors(overlap)
+	if err != nil {
+		return nil, fmt.Errorf("-overlap: %w", err)
+	}
+	return f, nil
 }

@@ -2,6 +2,7 @@ package benchutil
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -174,4 +175,26 @@ func Split1(n, p, i int) (start, size int) {
 		size++
 	}
 	return i*base + min(i, rem), size
+}
+
+// Main is a benchmark command's main function: parse the arguments; on -h
+// print the usage (launch rank 0) and exit 0; on a bad argument print the
+// error naming the command (launch rank 0) and exit 2; else exit with run's
+// status.
+func Main[C any](name string, parse func(args []string) (C, error), run func(C) int) {
+	cfg, err := parse(os.Args[1:])
+	var help UsageError
+	switch {
+	case errors.As(err, &help):
+		if LaunchRank() == 0 {
+			fmt.Print(help.Usage)
+		}
+		os.Exit(0)
+	case err != nil:
+		if LaunchRank() == 0 {
+			fmt.Fprintf(os.Stderr, "%s: %v (%s -h lists the flags)\n", name, err, name)
+		}
+		os.Exit(2)
+	}
+	os.Exit(run(cfg))
 }
