@@ -201,14 +201,25 @@ func (f *File) readAt(op string, v View, a Access, off int64) (int64, error) {
 
 // oneRun reports whether an access is one contiguous buffer going to one
 // contiguous file range, and where that range starts: contiguous memory
-// through a view whose filetype is contiguous. Such transfers, the most
+// through a view that puts all of it in one block. Such transfers, the most
 // common small ones (IOR, checkpoints of one array per rank), skip the
 // piece walk and the batching and make one system call.
 func oneRun(v View, a Access, off int64) (fileOff int64, ok bool) {
-	if !a.contiguous() || !v.Filetype.IsContiguous() || v.Filetype.Size() == 0 {
+	if !a.contiguous() || v.Filetype.Size() == 0 {
 		return 0, false
 	}
-	return v.Disp + v.Filetype.LB() + off*v.Etype.Size(), true
+	if v.Filetype.IsContiguous() {
+		return v.Disp + v.Filetype.LB() + off*v.Etype.Size(), true
+	}
+	// A view with holes can still place the whole access in one block
+	// (a rank's share of each tile of a darray view, written a tile per
+	// call): one run as well.
+	fs := v.stream()
+	if fs.SeekData(off*v.Etype.Size()) != nil {
+		return 0, false
+	}
+	fo, n, ok := fs.Next(a.Size())
+	return fo, ok && n == a.Size()
 }
 
 // writeOneRun writes p at fileOff, under an exclusive lock of its range
