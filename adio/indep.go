@@ -147,6 +147,8 @@ func (f *File) writeAt(op string, v View, a Access, off int64, alone bool) (int6
 		bufSize:   f.cfg.indBufSize[1],
 		lock:      lock,
 	}
+	b.takeScratch()
+	defer b.giveScratch()
 	err := walk(v, a, off, func(p piece) error { return b.add(p, b.flushWrite) })
 	if err == nil {
 		err = b.finishWrite()
@@ -187,6 +189,8 @@ func (f *File) readAt(op string, v View, a Access, off int64) (int64, error) {
 		autoSieve: f.cfg.ds[0] == hints.Automatic,
 		bufSize:   f.cfg.indBufSize[0],
 	}
+	b.takeScratch()
+	defer b.giveScratch()
 	var got int64
 	err := walk(v, a, off, func(p piece) error { return b.add(p, func() error { return b.flushRead(&got) }) })
 	if err == nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"slices"
+	"sync"
 
 	"github.com/collio/collio/driver"
 	"github.com/collio/collio/hints"
@@ -39,6 +40,7 @@ type batcher struct {
 	data       int64 // their total length
 	window     []byte
 	iov        [][]byte
+	scratch    *scratch // where window, pieces and iov come from (takeScratch)
 
 	// held: runs moved straight from or to the caller's buffer, kept to
 	// move in one batch (driver.WriteRuns, ReadRuns); writes only when no
@@ -77,6 +79,38 @@ func (b *batcher) add(p piece, flush func() error) error {
 }
 
 func (b *batcher) reset() { b.pieces = b.pieces[:0] }
+
+// scratch is a batcher's storage, kept between transfers in a pool: small
+// transfers that sieve (a tile of a darray view per call) would otherwise
+// allocate and clear a window and a piece list per call.
+type scratch struct {
+	window []byte
+	pieces []piece
+	iov    [][]byte
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// scratchMax bounds the window a pooled scratch keeps.
+const scratchMax = 16 << 20
+
+// takeScratch gives b pooled storage; giveScratch returns it once the
+// transfer is done with it.
+func (b *batcher) takeScratch() {
+	b.scratch = scratchPool.Get().(*scratch)
+	b.window, b.pieces, b.iov = b.scratch.window, b.scratch.pieces[:0], b.scratch.iov[:0]
+}
+
+func (b *batcher) giveScratch() {
+	s := b.scratch
+	clear(b.iov[:cap(b.iov)]) // the caller's memory must not stay reachable
+	s.pieces, s.iov, s.window = b.pieces[:0], b.iov[:0], nil
+	if cap(b.window) <= scratchMax {
+		s.window = b.window
+	}
+	b.window, b.pieces, b.iov, b.scratch = nil, nil, nil, nil
+	scratchPool.Put(s)
+}
 
 // memIOV returns the memory slices of the gathered pieces.
 func (b *batcher) memIOV() [][]byte {
