@@ -649,8 +649,8 @@ commit=$(git -C "$root" describe --always --dirty 2>/dev/null || echo unknown)
 	echo "- $seq launches in ${wall}s; every launch of every variant is in cbench.tsv$([ "$run_e3sm" = 1 ] && echo " (E3SM-IO: cbench-e3sm.tsv)") with its command"
 	if [ -n "$cprogs" ]; then
 		echo "- figures: medians over the rounds' successful launches, MiB/s over all ranks (collperf, callcost:"
-		echo "  data / slowest rank's time of the calls; IOR: its own figure, open and close included);"
-		echo "  µs/call (callcost): the slowest rank's phase time / calls."
+		echo "  data / phase time from the first rank's start to the last rank's end; IOR: its own figure,"
+		echo "  open and close included); µs/call (callcost): that phase time / calls."
 		echo "- ratio: the variant's median / the best host variant's median in the same cell (host variants:"
 		echo "  every variant but collio*). ok: successful launches / launches."
 	fi

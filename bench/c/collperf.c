@@ -10,9 +10,11 @@
  * tiles back with R MPI_File_read_all calls, and every value read is checked.
  * The value at global element g of tile r is (uint32)(r * N^3 + g).
  *
- * Output, one line on rank 0 (bandwidths in MiB/s over all ranks, phase time
- * = the slowest rank's):
+ * Output, one line on rank 0 (bandwidths in MiB/s over all ranks; phase time
+ * from the first rank's start to the last rank's end, as IOR measures;
+ * rank_write_s/rank_read_s: the slowest rank's own time, coll_perf's measure):
  *   collperf write_MiBs=... read_MiBs=... bytes=... np=... N=... reps=... write_s=... read_s=...
+ *            rank_write_s=... rank_read_s=... verified=...
  *
  * Build: mpicc -O2 -Wall -o collperf collperf.c
  * Usage: mpirun -np 4 ./collperf [-n N | -s BYTES] [-r R] [-f FILE] [-H k=v,k=v] [-e] [-w] [-k] [-v]
@@ -228,14 +230,16 @@ int main(int argc, char **argv)
 		CHECK(MPI_File_write_all(fh, wbuf + local * r, count, MPI_INT, &st), "MPI_File_write_all");
 	if (do_sync)
 		CHECK(MPI_File_sync(fh), "MPI_File_sync");
-	double wt = max_time(MPI_Wtime() - t0);
+	double t1 = MPI_Wtime();
+	double wt = span_time(t0, t1), wt_rank = max_time(t1 - t0);
 
 	CHECK(MPI_File_seek(fh, 0, MPI_SEEK_SET), "MPI_File_seek");
 	MPI_Barrier(MPI_COMM_WORLD);
 	t0 = MPI_Wtime();
 	for (int r = 0; r < reps; r++)
 		CHECK(MPI_File_read_all(fh, rbuf + local * r, count, MPI_INT, &st), "MPI_File_read_all");
-	double rt = max_time(MPI_Wtime() - t0);
+	t1 = MPI_Wtime();
+	double rt = span_time(t0, t1), rt_rank = max_time(t1 - t0);
 
 	long bad = 0;
 	for (int r = 0; r < reps; r++)
@@ -250,8 +254,9 @@ int main(int argc, char **argv)
 		if (failed)
 			fprintf(stderr, "collperf: verification FAILED\n");
 		printf("collperf write_MiBs=%.1f read_MiBs=%.1f bytes=%.0f np=%d N=%d reps=%d write_s=%.6f read_s=%.6f "
-		       "verified=%s\n",
-		       bytes / MIB / wt, bytes / MIB / rt, bytes, np, n, reps, wt, rt, failed ? "no" : "yes");
+		       "rank_write_s=%.6f rank_read_s=%.6f verified=%s\n",
+		       bytes / MIB / wt, bytes / MIB / rt, bytes, np, n, reps, wt, rt, wt_rank, rt_rank,
+		       failed ? "no" : "yes");
 		fflush(stdout);
 	}
 	if (info != MPI_INFO_NULL)

@@ -58,13 +58,26 @@ static inline int make_info(const char *hints, MPI_Info *info)
 	return 0;
 }
 
-/* max_time is the longest of the ranks' times for a phase (a phase ends when
- * its slowest rank is done). */
+/* max_time is the longest of the ranks' own times for a phase: coll_perf's
+ * measure. Where ranks share cores and do not synchronize, it rewards ranks
+ * that run their whole phase in turn (each times only its own turn), so the
+ * programs report span_time and print this one beside it. */
 static inline double max_time(double t)
 {
 	double m;
 	MPI_Allreduce(&t, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
 	return m;
+}
+
+/* span_time is a phase's time from the first rank's start to the last rank's
+ * end, as IOR measures: what the application waits for. MPI_Wtime is one
+ * clock on one node; across nodes it is as good as the clocks' sync. */
+static inline double span_time(double t0, double t1)
+{
+	double lo, hi;
+	MPI_Allreduce(&t0, &lo, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+	MPI_Allreduce(&t1, &hi, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+	return hi - lo;
 }
 
 /* report_error prints an MPI error with its context on stderr. */
