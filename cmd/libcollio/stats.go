@@ -61,8 +61,12 @@ type callStart struct {
 
 // begin notes the start time, the view and offset (etypes; -1 for shared
 // and ordered calls, whose offset is known later: file.xoff).
-func (s *fileStats) begin(f *file, offset int64) callStart {
-	return callStart{at: time.Now(), view: f.f.View(), offset: offset}
+func (s *fileStats) begin(f *file, offset int64, collective bool) callStart {
+	cs := callStart{view: f.f.View(), offset: offset}
+	if !collective {
+		cs.at = time.Now() // a collective call's time comes from its metrics
+	}
+	return cs
 }
 
 // end records a transfer that began with cs. offset is where shared and

@@ -67,7 +67,10 @@ func collioGoXfer(h C.uintptr_t, op C.int, off C.longlong, buf unsafe.Pointer, c
 	}
 	n, err := f.xfer(int(op), int64(off), buf, int64(count), dt)
 	*nbytes = C.longlong(n)
-	return fail(f.ctx(opName(int(op)), err))
+	if err != nil {
+		err = f.ctx(opName(int(op)), err) // named only on error: building the name allocates
+	}
+	return fail(err)
 }
 
 // opName names a transfer as collio's errors do: "write_at_all",
@@ -108,7 +111,9 @@ func (f *file) xfer(op int, off int64, buf unsafe.Pointer, count int64, dt unsaf
 	if local == nil && split && f.split.active {
 		local = errCode(C.MPI_ERR_OTHER, "a split collective is already in progress on this file")
 	}
-	local = f.ctx(opName(op), local)
+	if local != nil {
+		local = f.ctx(opName(op), local)
+	}
 	if local != nil && !collective {
 		return 0, local
 	}
@@ -139,7 +144,7 @@ func (f *file) xfer(op int, off int64, buf unsafe.Pointer, count int64, dt unsaf
 	case C.COLLIO_XIND, C.COLLIO_XALL:
 		o = f.f.Position()
 	}
-	cs := f.stats.begin(f, o)
+	cs := f.stats.begin(f, o, collective)
 	f.xoff = -1
 	var n int64
 	var err error
@@ -232,7 +237,9 @@ func (f *file) istart(op int, off int64, buf unsafe.Pointer, count int64, dt uns
 	if local == nil && f.f.Mode()&adio.ModeSequential != 0 {
 		local = errCode(C.MPI_ERR_UNSUPPORTED_OPERATION, "the file was opened with MPI_MODE_SEQUENTIAL: only shared file pointer operations are allowed")
 	}
-	local = f.ctx(opName(op), local)
+	if local != nil {
+		local = f.ctx(opName(op), local)
+	}
 	if local != nil {
 		acc = adio.Access{Err: local}
 	}
@@ -247,7 +254,7 @@ func (f *file) istartAccess(op int, off int64, acc adio.Access, local error) (*a
 		if op&C.COLLIO_XKIND == C.COLLIO_XALL {
 			o = f.f.Position()
 		}
-		x.cs, f.xoff = f.stats.begin(f, o), -1
+		x.cs, f.xoff = f.stats.begin(f, o, true), -1
 	}
 	var err error
 	switch {

@@ -3,7 +3,7 @@ package ufs
 import (
 	"io/fs"
 	"os"
-	"syscall"
+	"sync"
 
 	"github.com/collio/collio/driver"
 	"golang.org/x/sys/unix"
@@ -13,8 +13,15 @@ import (
 // there is no shared offset and the methods are safe for concurrent use.
 type file struct {
 	f    *os.File
-	raw  syscall.RawConn
 	path string
+	// fd is f's descriptor. use is held (read-locked) across every call
+	// on it, and Close takes it (write-locked) first, so the descriptor is
+	// never closed, and its number never reused by the kernel, while a
+	// call still uses it. RawConn.Control did the same through a closure
+	// that escaped to the heap: an allocation per call.
+	fd     int
+	use    sync.RWMutex
+	closed bool
 	// memory: the file is in a memory file system, and the calls that
 	// move data are raw ones (memfs.go).
 	memory          bool
@@ -33,8 +40,12 @@ func newFile(f *os.File, path string) (*file, error) {
 		f.Close()
 		return nil, err
 	}
-	file := &file{f: f, raw: raw, path: path, pread: unix.Pread, pwrite: unix.Pwrite, preadv: unix.Preadv, pwritev: unix.Pwritev}
-	raw.Control(func(fd uintptr) { file.memory = inMemory(int(fd)) })
+	file := &file{f: f, path: path, fd: -1, pread: unix.Pread, pwrite: unix.Pwrite, preadv: unix.Preadv, pwritev: unix.Pwritev}
+	if err := raw.Control(func(fd uintptr) { file.fd = int(fd) }); err != nil {
+		f.Close()
+		return nil, err
+	}
+	file.memory = inMemory(file.fd)
 	if file.memory {
 		file.pread, file.pwrite = rawPositional(unix.SYS_PREAD64), rawPositional(unix.SYS_PWRITE64)
 		file.preadv, file.pwritev = rawVectored(unix.SYS_PREADV), rawVectored(unix.SYS_PWRITEV)
@@ -42,15 +53,15 @@ func newFile(f *os.File, path string) (*file, error) {
 	return file, nil
 }
 
-// withFD runs fn on the descriptor. RawConn.Control holds a reference on
-// it, so a concurrent Close cannot close (and the kernel reuse) the fd
-// while fn is still using it.
+// withFD runs fn on the descriptor, which a concurrent Close cannot
+// close (and the kernel reuse) while fn is still using it.
 func (f *file) withFD(op string, fn func(fd int) error) error {
-	var opErr error
-	if err := f.raw.Control(func(fd uintptr) { opErr = fn(int(fd)) }); err != nil {
+	f.use.RLock()
+	defer f.use.RUnlock()
+	if f.closed {
 		return &os.PathError{Op: op, Path: f.path, Err: fs.ErrClosed}
 	}
-	return opErr
+	return fn(f.fd)
 }
 
 // pathErr wraps an errno with the operation and path; nil stays nil.
@@ -102,6 +113,9 @@ func (f *file) Layout() driver.Layout {
 }
 
 func (f *file) Close() error {
+	f.use.Lock()
+	f.closed = true
+	f.use.Unlock()
 	derr := f.closeDirect()
 	if err := f.f.Close(); err != nil {
 		return err

@@ -34,8 +34,16 @@ func CommFromPointer(p unsafe.Pointer) Comm { return Comm{C.MPI_Comm(p)} }
 // Pointer returns the raw handle (Open MPI: a pointer).
 func (c Comm) Pointer() unsafe.Pointer { return unsafe.Pointer(c.c) }
 
+// The null handles are link-time constants (Open MPI: addresses of its
+// globals), read once rather than by a cgo call per check: IsNull runs in
+// every transfer from C.
+var (
+	commNull = C.collio_comm_null()
+	typeNull = C.collio_type_null()
+)
+
 // IsNull reports whether c is MPI_COMM_NULL.
-func (c Comm) IsNull() bool { return c.c == C.collio_comm_null() }
+func (c Comm) IsNull() bool { return c.c == commNull }
 
 // Byte is MPI_BYTE.
 func Byte() Datatype { return Datatype{C.collio_type_byte()} }
@@ -47,4 +55,4 @@ func DatatypeFromPointer(p unsafe.Pointer) Datatype { return Datatype{C.MPI_Data
 func (t Datatype) Pointer() unsafe.Pointer { return unsafe.Pointer(t.t) }
 
 // IsNull reports whether t is MPI_DATATYPE_NULL.
-func (t Datatype) IsNull() bool { return t.t == C.collio_type_null() }
+func (t Datatype) IsNull() bool { return t.t == typeNull }
