@@ -128,10 +128,10 @@ func TestDeferredMismatchAtSync(t *testing.T) {
 
 // The automatic choice learns a repeating pattern: after two agreed calls
 // of one direction chose independent I/O, the following calls skip the
-// entry Allgather, and an agreed call checks again after 16 calls, then 32,
-// 64, ... The data is checked,
-// a mismatch made while skipping is reported at the next sync, and a new
-// view starts the learning again.
+// entry Allgather, and a call posts its entry record in the background
+// after 16 calls, then 16, 32, 64, ... calls later (each evaluating the
+// one before). The data is checked, a mismatch made while skipping is
+// reported at the next sync, and a new view starts the learning again.
 func TestAutomaticRepeatsIndependent(t *testing.T) {
 	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
 		p, r := c.Size(), c.Rank()
@@ -143,16 +143,18 @@ func TestAutomaticRepeatsIndependent(t *testing.T) {
 		if err != nil {
 			return
 		}
-		// Agreed: the first two, then one after 15 repeated calls, then
-		// after 31, 63, ... (calls 0, 1, 17, 49).
-		agreed := func(i int) bool { return i == 0 || i == 1 || i == 17 || i == 49 }
+		// Agreed: the first two. Checks posted in the background: calls
+		// 17 and 33 (then 65, beyond these 40 calls).
+		agreed := func(i int) bool { return i == 0 || i == 1 }
+		posted := func(i int) bool { return i == 17 || i == 33 }
 		for i := range calls {
 			_, err := f.WriteAtAll(pattern(piece, r, i), int64((i*p+r)*piece))
 			together(t, c, err, "write %d", i)
 			last, _ := f.Stats()
 			repeated := strings.Contains(last.Reason, "repeated without inter-rank communication")
-			if last.Strategy != "independent" || repeated == agreed(i) {
-				t.Errorf("write %d: strategy %s, reason %q; want an agreed call: %v", i, last.Strategy, last.Reason, agreed(i))
+			background := strings.Contains(last.Reason, "checked in the background")
+			if last.Strategy != "independent" || repeated == agreed(i) || background != posted(i) {
+				t.Errorf("write %d: strategy %s, reason %q; want an agreed call: %v, a check posted: %v", i, last.Strategy, last.Reason, agreed(i), posted(i))
 			}
 		}
 		for i := range calls {
@@ -163,14 +165,16 @@ func TestAutomaticRepeatsIndependent(t *testing.T) {
 				t.Errorf("read %d: data differs", i)
 			}
 			last, _ := f.Stats()
-			if repeated := strings.Contains(last.Reason, "repeated"); repeated == agreed(i) {
-				t.Errorf("read %d: reason %q; want an agreed call: %v", i, last.Reason, agreed(i))
+			repeated := strings.Contains(last.Reason, "repeated")
+			background := strings.Contains(last.Reason, "checked in the background")
+			if repeated == agreed(i) || background != posted(i) {
+				t.Errorf("read %d: reason %q; want an agreed call: %v, a check posted: %v", i, last.Reason, agreed(i), posted(i))
 			}
 		}
 		if p > 1 {
 			// Writes are in their skipping phase (40 calls: the last
-			// agreed was call 17): a rank that reads instead is caught at
-			// the sync.
+			// check was posted at call 33): a rank that reads instead is
+			// caught at the sync.
 			if r == 0 {
 				_, err = f.ReadAtAll(make([]byte, piece), 0)
 			} else {

@@ -63,6 +63,11 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 	if reason, ok := f.repeatsIndependent(write); ok {
 		return f.unsynchronized(op, write, reason, v, a, off, advance, start)
 	}
+	if reason, ok, err := f.recheckInBackground(op, write, v, a, off); err != nil {
+		return 0, err
+	} else if ok {
+		return f.unsynchronized(op, write, reason, v, a, off, advance, start)
+	}
 	c := &call{f: f, op: op, view: v, access: a, off: off}
 	pending, err := f.enter(c, write, f.checkTransfer(op, v, a, off, write))
 	if err != nil {
@@ -161,11 +166,11 @@ func (f *File) noAgreement(write bool) (reason string, ok bool) {
 // How the automatic choice learns a repeating pattern: after
 // independentStreak agreed calls in a row (of one direction) ran
 // independent I/O with no agreement, the next calls of that direction do
-// so without the entry Allgather, and an agreed call checks again whether
-// the ranks' pattern still holds: after firstRecheck calls, then after
-// twice as many each time the pattern held, up to lastRecheck. An agreed
-// call costs more than its Allgather: the ranks that ran ahead wait there
-// for the others.
+// so without the entry Allgather, and recheck points test whether the
+// ranks' pattern still holds: after firstRecheck calls, then after twice
+// as many each time the pattern held, up to lastRecheck. A recheck runs in
+// the background (recheck.go): a synchronous one made the ranks that had
+// run ahead wait for the others.
 const (
 	independentStreak = 2
 	firstRecheck      = 16
@@ -202,8 +207,9 @@ func recheckAfter(streak int) int {
 // since), never from this rank's arguments, so all ranks skip the
 // Allgather together. Independent I/O is correct for any pattern
 // (unsynchronized takes locks where some rank could read-modify-write);
-// a pattern that changed, and that two-phase would serve better, waits
-// at most lastRecheck-1 calls for the next agreed call.
+// a pattern that changed, and that two-phase would serve better, is seen
+// at the second recheck point after the change (recheckInBackground), at
+// most 2*lastRecheck-1 calls later.
 func (f *File) repeatsIndependent(write bool) (string, bool) {
 	d := direction(write)
 	if f.streak[d] < independentStreak || f.skipped[d] >= recheckAfter(f.streak[d])-1 {
@@ -215,7 +221,7 @@ func (f *File) repeatsIndependent(write bool) (string, bool) {
 
 // repeatReason is the reason COLLIO_STATS and Stats show for those calls;
 // one text, so a report groups them.
-var repeatReason = fmt.Sprintf("the agreed calls before chose independent I/O: repeated without inter-rank communication (an agreed call checks again after %d calls, then after twice as many each time, up to %d)", firstRecheck, lastRecheck)
+var repeatReason = fmt.Sprintf("the agreed calls before chose independent I/O: repeated without inter-rank communication (the ranks' records are compared at recheck points %d calls later, then %d, %d, ... up to %d calls apart)", firstRecheck, firstRecheck, 2*firstRecheck, lastRecheck)
 
 // forgetPattern restarts the learning of repeatsIndependent: a new view,
 // hints or atomic mode may change the choice.

@@ -71,6 +71,11 @@ type File struct {
 	// agreement; skipped the calls since that went the same way without
 	// agreeing (repeatsIndependent).
 	streak, skipped [2]int
+	// checks are, per direction, the entry records of a recheck posted
+	// without waiting (recheckInBackground); opFile: this File runs one
+	// nonblocking operation's call, which rechecks in the foreground.
+	checks [2]*backgroundCheck
+	opFile bool
 	// pattern counts the forgetPattern calls: nonblocking operations
 	// learn on their slots only what was learned since the last one.
 	pattern uint64
@@ -197,6 +202,9 @@ func (f *File) usable(op string) error {
 // becomes this call's error on every rank, and ranks that made different
 // collective transfers since open get ErrNotSame.
 func (f *File) agree(op string, err error) error {
+	if cerr := f.settleChecks(op); cerr != nil {
+		return cerr // a peer never joined: agreeing would hang
+	}
 	if f.owed != nil {
 		if err == nil {
 			err = f.owed

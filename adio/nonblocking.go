@@ -200,7 +200,7 @@ func (f *File) forOp(c comm.Comm, seq int64, digest uint64) *File {
 		comm: c, path: f.path, fpath: f.fpath, drv: f.drv, f: f.f, mode: f.mode, hints: f.hints, cfg: f.cfg,
 		configList: f.configList, nodes: f.nodes, aggs: f.aggs, layout: f.layout, dopts: f.dopts,
 		view: f.view, atomic: f.atomic, seq: seq, digest: digest, viewsContiguous: f.viewsContiguous,
-		pattern: f.pattern, streak: f.streak, skipped: f.skipped,
+		pattern: f.pattern, streak: f.streak, skipped: f.skipped, opFile: true,
 		// Operations may run at once: none read-modify-writes (see sieves).
 		cached: f.cached, cacheOff: f.cacheOff, dsWriteOK: false, stderr: f.stderr,
 	}

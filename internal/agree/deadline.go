@@ -78,6 +78,13 @@ func wait(c comm.Comm, req comm.Request, timeout time.Duration, what string) err
 	}
 }
 
+// WaitWithin waits for a nonblocking collective of c (c.Iallgather, ...)
+// as AllgatherWithin waits for its own: until it completes, or timeout
+// (0: never) passes, which is an ErrTimeout naming what.
+func WaitWithin(c comm.Comm, req comm.Request, timeout time.Duration, what string) error {
+	return wait(c, req, timeout, what)
+}
+
 // Allgather is c.Allgather waited for by polling (see wait), with no
 // deadline.
 func Allgather(c comm.Comm, send, recv []byte) error {
