@@ -12,8 +12,10 @@
  * then shares). No MPI call is made while computing.
  *
  * Output, one line per direction and C on rank 0 (times: the slowest
- * rank's, median of R rounds; hidden = (blocking - nonblocking) /
- * min(C, T_io), the share of the I/O time the nonblocking call hid):
+ * rank's, median of R rounds, the blocking and nonblocking rounds
+ * alternating; hidden = (blocking - nonblocking) / min(C, blocking - C),
+ * the share of the I/O time of the blocking rounds that the nonblocking
+ * call hid):
  *   overlap op=write compute_ms=... io_ms=... blocking_ms=... nonblocking_ms=... hidden=... np=... B=...
  * With C = 0, nb_ratio = blocking / nonblocking is the nonblocking call's
  * bandwidth against the blocking one's.
@@ -117,6 +119,22 @@ static double timed(int write, int nonblocking, double c, int rounds)
 	return median(t, rounds);
 }
 
+/* timed_pair times the blocking and the nonblocking form in alternating
+ * rounds (each goes first every other round), so that a machine whose
+ * speed drifts (shared cores, the page cache) shifts both alike. */
+static void timed_pair(int write, double c, int rounds, double *blocking, double *nonblocking)
+{
+	double tb[64], tn[64];
+	for (int i = 0; i < rounds; i++) {
+		int nb_first = i % 2;
+		double first = one(write, nb_first, c), second = one(write, !nb_first, c);
+		tb[i] = nb_first ? second : first;
+		tn[i] = nb_first ? first : second;
+	}
+	*blocking = median(tb, rounds);
+	*nonblocking = median(tn, rounds);
+}
+
 int main(int argc, char **argv)
 {
 	int np, rounds = 5;
@@ -181,8 +199,13 @@ int main(int argc, char **argv)
 		snprintf(list, sizeof list, "%s", factors);
 		for (char *tok = strtok(list, ","); tok != NULL; tok = strtok(NULL, ",")) {
 			double c = atof(tok) * io;
-			double blocking = timed(write, 0, c, rounds), nonblocking = timed(write, 1, c, rounds);
-			double hidden = c > 0 ? (blocking - nonblocking) / (c < io ? c : io) : 0;
+			double blocking, nonblocking;
+			timed_pair(write, c, rounds, &blocking, &nonblocking);
+			/* The I/O time hidden is compared with the I/O time of the
+			 * blocking rounds themselves (blocking - C): T_io, timed
+			 * before on its own, drifts from it. */
+			double io_b = blocking - c, m = c < io_b ? c : io_b;
+			double hidden = c > 0 && m > 0 ? (blocking - nonblocking) / m : 0;
 			if (rank == 0) {
 				printf("overlap op=%s compute_ms=%.2f io_ms=%.2f blocking_ms=%.2f nonblocking_ms=%.2f hidden=%.2f",
 				       write ? "write" : "read", c * 1e3, io * 1e3, blocking * 1e3, nonblocking * 1e3, hidden);

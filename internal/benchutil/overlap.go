@@ -16,7 +16,8 @@ import (
 // much of a collective transfer's time a nonblocking call hides behind
 // computation. First the transfer alone (T_io, blocking, median of the
 // rounds); then, for each compute time C = f × T_io, compute C then the
-// blocking call, against the nonblocking call started, compute C, wait.
+// blocking call, against the nonblocking call started, compute C, wait,
+// in alternating rounds.
 // The compute makes no MPI call (Compute: asleep, or spinning).
 
 // OverlapIO is one collective transfer of the benchmark in its two forms.
@@ -129,6 +130,28 @@ func RunOverlap(c comm.Comm, x OverlapIO, factors []float64, rounds int, busy bo
 		}
 		return Median(ts), nil
 	}
+	// timedPair times both forms in alternating rounds (each goes first
+	// every other round), so that a machine whose speed drifts shifts
+	// both alike.
+	timedPair := func(write bool, d time.Duration) (blocking, nonblocking float64, err error) {
+		tb, tn := make([]float64, rounds), make([]float64, rounds)
+		for i := range rounds {
+			nbFirst := i%2 == 1
+			first, err := one(write, nbFirst, d)
+			if err != nil {
+				return 0, 0, err
+			}
+			second, err := one(write, !nbFirst, d)
+			if err != nil {
+				return 0, 0, err
+			}
+			if nbFirst {
+				first, second = second, first
+			}
+			tb[i], tn[i] = first, second
+		}
+		return Median(tb), Median(tn), nil
+	}
 	// Warm-up: the file exists at full size, the read buffer's pages are
 	// mapped, and what the first nonblocking calls set up is there.
 	for _, write := range []bool{true, false} {
@@ -153,10 +176,7 @@ func RunOverlap(c comm.Comm, x OverlapIO, factors []float64, rounds int, busy bo
 				r.Op = "write"
 			}
 			d := time.Duration(r.Compute * 1e9)
-			if r.Blocking, err = timed(write, false, d); err == nil {
-				r.Nonblocking, err = timed(write, true, d)
-			}
-			if err != nil {
+			if r.Blocking, r.Nonblocking, err = timedPair(write, d); err != nil {
 				return out, err
 			}
 			OverlapFigures(&r)
