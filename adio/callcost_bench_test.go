@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/collio/collio/internal/comm"
+	"github.com/collio/collio/layout"
 )
 
 // The CPU cost of one small collective call on one rank, with the hints
@@ -15,9 +16,11 @@ func BenchmarkSmallCollectiveCall(b *testing.B) {
 	for _, tc := range []struct {
 		name  string
 		hints map[string]string
+		holes bool // a view with holes, each call inside one of its blocks (a darray tile per call)
 	}{
-		{"cb_disable", map[string]string{"romio_cb_write": "disable", "romio_cb_read": "disable"}},
-		{"automatic", nil},
+		{"cb_disable", map[string]string{"romio_cb_write": "disable", "romio_cb_read": "disable"}, false},
+		{"automatic", nil, false},
+		{"automatic_holes", nil, true},
 	} {
 		for _, write := range []bool{true, false} {
 			name := tc.name + "/read"
@@ -42,6 +45,15 @@ func BenchmarkSmallCollectiveCall(b *testing.B) {
 						return err
 					}
 					defer f.Close()
+					if tc.holes {
+						ft, err := layout.Resized(layout.Bytes(size), 0, 4*size)
+						if err != nil {
+							return err
+						}
+						if err := f.SetView(View{Etype: layout.Byte, Filetype: ft}, nil); err != nil {
+							return err
+						}
+					}
 					if _, err := f.WriteAtAll(buf, 0); err != nil {
 						return err
 					}

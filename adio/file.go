@@ -76,6 +76,8 @@ type File struct {
 	// nonblocking operation's call, which rechecks in the foreground.
 	checks [2]*backgroundCheck
 	opFile bool
+	// streams keeps a stream over the view's tiles for the next transfer.
+	streams streamCache
 	// pattern counts the forgetPattern calls: nonblocking operations
 	// learn on their slots only what was learned since the last one.
 	pattern uint64

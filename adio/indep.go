@@ -3,6 +3,7 @@ package adio
 import (
 	"errors"
 	"io"
+	"sync"
 
 	"github.com/collio/collio/hints"
 	"github.com/collio/collio/internal/ioerr"
@@ -57,13 +58,56 @@ func (f *File) checkTransfer(op string, v View, a Access, off int64, write bool)
 // walk calls fn for each run of the transfer that is contiguous in memory
 // and in the file, in file order (views are monotonic).
 func walk(v View, a Access, off int64, fn func(piece) error) error {
-	fs := v.stream()
+	return walkIn(nil, v, a, off, fn)
+}
+
+// walkIn is walk with the file stream from c (nil: a new one).
+func walkIn(c *streamCache, v View, a Access, off int64, fn func(piece) error) error {
+	fs := c.get(v)
+	defer c.put(v, fs)
 	if err := fs.SeekData(off * v.Etype.Size()); err != nil {
 		return err
 	}
 	return layout.Zip(a.stream(), fs, a.Size(), func(m, fo, n int64) error {
 		return fn(piece{mem: m, file: fo, n: n})
 	})
+}
+
+// streamCache keeps one stream over a view's tiles between a file's
+// calls: building one allocates and lays out the filetype's tree, about
+// 0.4 us of a 16 KiB read through a darray view (6% of the call). A
+// stream is positioned (SeekData) by each use, so any use may take it.
+type streamCache struct {
+	mu   sync.Mutex
+	ft   *layout.Type
+	disp int64
+	s    *layout.Stream
+}
+
+// get returns a stream over v's tiles: the kept one if it is v's (the
+// caller has it until put), else a new one. A nil cache keeps nothing.
+func (c *streamCache) get(v View) *layout.Stream {
+	if c != nil {
+		c.mu.Lock()
+		s := c.s
+		if s != nil && c.ft == v.Filetype && c.disp == v.Disp {
+			c.s = nil
+			c.mu.Unlock()
+			return s
+		}
+		c.mu.Unlock()
+	}
+	return v.stream()
+}
+
+// put keeps s, a stream over v's tiles, for the next get.
+func (c *streamCache) put(v View, s *layout.Stream) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	c.ft, c.disp, c.s = v.Filetype, v.Disp, s
+	c.mu.Unlock()
 }
 
 // fileRange returns the first byte and the end of the file range that a
@@ -136,7 +180,7 @@ func (f *File) writeAt(op string, v View, a Access, off int64, alone bool) (int6
 	// Locks keep other ranks' read-modify-write windows off these bytes;
 	// through I/O servers nobody reads, modifies and writes back.
 	lock := !atomic && !alone && !f.viaServers
-	if fo, ok := oneRun(v, a, off); ok {
+	if fo, ok := oneRunIn(&f.streams, v, a, off); ok {
 		return f.writeOneRun(op, a.Buf[:a.Size()], fo, lock)
 	}
 	b := &batcher{
@@ -149,7 +193,7 @@ func (f *File) writeAt(op string, v View, a Access, off int64, alone bool) (int6
 	}
 	b.takeScratch()
 	defer b.giveScratch()
-	err := walk(v, a, off, func(p piece) error { return b.add(p, b.flushWrite) })
+	err := walkIn(&f.streams, v, a, off, func(p piece) error { return b.add(p, b.flushWrite) })
 	if err == nil {
 		err = b.finishWrite()
 	}
@@ -179,7 +223,7 @@ func (f *File) readAt(op string, v View, a Access, off int64) (int64, error) {
 		}
 		defer unlock()
 	}
-	if fo, ok := oneRun(v, a, off); ok {
+	if fo, ok := oneRunIn(&f.streams, v, a, off); ok {
 		return f.readOneRun(op, a.Buf[:a.Size()], fo)
 	}
 	b := &batcher{
@@ -192,7 +236,7 @@ func (f *File) readAt(op string, v View, a Access, off int64) (int64, error) {
 	b.takeScratch()
 	defer b.giveScratch()
 	var got int64
-	err := walk(v, a, off, func(p piece) error { return b.add(p, func() error { return b.flushRead(&got) }) })
+	err := walkIn(&f.streams, v, a, off, func(p piece) error { return b.add(p, func() error { return b.flushRead(&got) }) })
 	if err == nil {
 		err = b.flushRead(&got)
 	}
@@ -209,6 +253,11 @@ func (f *File) readAt(op string, v View, a Access, off int64) (int64, error) {
 // common small ones (IOR, checkpoints of one array per rank), skip the
 // piece walk and the batching and make one system call.
 func oneRun(v View, a Access, off int64) (fileOff int64, ok bool) {
+	return oneRunIn(nil, v, a, off)
+}
+
+// oneRunIn is oneRun with the file stream from c (nil: a new one).
+func oneRunIn(c *streamCache, v View, a Access, off int64) (fileOff int64, ok bool) {
 	if !a.contiguous() || v.Filetype.Size() == 0 {
 		return 0, false
 	}
@@ -218,7 +267,8 @@ func oneRun(v View, a Access, off int64) (fileOff int64, ok bool) {
 	// A view with holes can still place the whole access in one block
 	// (a rank's share of each tile of a darray view, written a tile per
 	// call): one run as well.
-	fs := v.stream()
+	fs := c.get(v)
+	defer c.put(v, fs)
 	if fs.SeekData(off*v.Etype.Size()) != nil {
 		return 0, false
 	}
