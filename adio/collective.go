@@ -277,6 +277,25 @@ var opCodes = map[string]int64{"write_at_all": 1, "read_at_all": 2, "write_all":
 // collective call: the same direction, whichever form.
 func sameCollective(a, b int64) bool { return a%2 == b%2 }
 
+// ownRecord is the part of this call's entry record that this rank's
+// arguments give: operation, call number, direction digest, bytes, and,
+// unless local already failed, the file range and the pieces. local is
+// returned, or the error of a range that cannot be computed.
+func (f *File) ownRecord(op string, v View, a Access, off int64, local error) (entryRecord, error) {
+	mine := entryRecord{op: opCodes[op], seq: f.seq, bytes: a.Size(), own: coll.OwnBlocks{Count: -1}, digest: f.digest}
+	if local == nil && a.Size() > 0 {
+		s, e, err := fileRange(v, off*v.Etype.Size(), a.Size())
+		if err != nil {
+			local = f.wrap(err, op)
+		}
+		mine.rng = coll.Range{Start: s, End: e}
+	}
+	if local == nil {
+		mine.pieces = metrics.PiecesOf(v.Filetype, off*v.Etype.Size(), a.Size())
+	}
+	return mine, local
+}
+
 // enter is the first step of every collective transfer. One Allgather,
 // with a deadline (collio_collective_timeout), tells every rank: whether
 // any rank's arguments were bad (then all return that rank's error),
@@ -289,17 +308,7 @@ func sameCollective(a, b int64) bool { return a%2 == b%2 }
 func (f *File) enter(c *call, write bool, local error) (pending []coll.Range, err error) {
 	defer metrics.Timer(&f.last.Plan)()
 	v, a, off, op := c.view, c.access, c.off, c.op
-	mine := entryRecord{op: opCodes[op], seq: f.seq, bytes: a.Size(), own: coll.OwnBlocks{Count: -1}, digest: f.digest}
-	if local == nil && a.Size() > 0 {
-		s, e, err := fileRange(v, off*v.Etype.Size(), a.Size())
-		if err != nil {
-			local = f.wrap(err, op)
-		}
-		mine.rng = coll.Range{Start: s, End: e}
-	}
-	if local == nil {
-		mine.pieces = metrics.PiecesOf(v.Filetype, off*v.Etype.Size(), a.Size())
-	}
+	mine, local := f.ownRecord(op, v, a, off, local)
 	mine.bad = local != nil || f.owed != nil
 	report := local == nil && f.reportsOwnBlocks()
 	if report {

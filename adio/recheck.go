@@ -71,16 +71,10 @@ func (f *File) recheckInBackground(op string, write bool, v View, a Access, off 
 
 // postCheck starts the nonblocking Allgather of this call's entry record.
 func (f *File) postCheck(op string, write bool, v View, a Access, off int64) error {
-	mine := entryRecord{op: opCodes[op], seq: f.seq, bytes: a.Size(), own: coll.OwnBlocks{Count: -1},
-		digest: f.digest, bad: f.owed != nil}
-	if a.Size() > 0 {
-		s, e, err := fileRange(v, off*v.Etype.Size(), a.Size())
-		if err != nil {
-			mine.bad = true // the call fails on this rank: the others synchronize at the evaluation
-		}
-		mine.rng = coll.Range{Start: s, End: e}
-		mine.pieces = metrics.PiecesOf(v.Filetype, off*v.Etype.Size(), a.Size())
-	}
+	// A range that cannot be computed fails this call here, and the
+	// others synchronize at the evaluation.
+	mine, local := f.ownRecord(op, v, a, off, nil)
+	mine.bad = local != nil || f.owed != nil
 	const width = 8 * entryWords
 	buf := make([]byte, width*(1+f.comm.Size())) // one per recheck: 16 to 256 calls apart
 	mine.encode(buf[:width])
