@@ -192,3 +192,46 @@ func TestAutomaticRepeatsIndependent(t *testing.T) {
 		together(t, c, f.Close(), "close")
 	})
 }
+
+// While calls repeat a learned pattern, an error on one rank rides on the
+// entry record its next background check posts, and the recheck point
+// that evaluates it synchronizes and returns it on every rank, through
+// MPI's nonblocking Allgather. The calls in between succeed elsewhere.
+func TestBackgroundCheckCarriesErrorUnderMPI(t *testing.T) {
+	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+		p, r := c.Size(), c.Rank()
+		if p < 2 {
+			t.Skip("needs two ranks")
+		}
+		const piece, failAt = 8 << 10, 40
+		// Checks are posted at calls 17, 33 and 65 (0-based); the failure
+		// at call 40 rides on 65's, which call 129 evaluates.
+		const reported = 129
+		path := "faulty:" + filepath.Join(mpitest.TempDir(t, c), "f")
+		h := collio.Hints{"collio_fault": fmt.Sprintf("eio_call=write:%d", failAt+1), "collio_fault_ranks": strconv.Itoa(p - 1),
+			"collio_collective_timeout": "15"}
+		f, err := collio.Open(c, path, collio.ModeCreate|collio.ModeRdWr, h)
+		together(t, c, err, "open")
+		if err != nil {
+			return
+		}
+		for i := range reported {
+			_, err := f.WriteAtAll(pattern(piece, r, i), int64((i*p+r)*piece))
+			switch {
+			case i == failAt && r == p-1:
+				if err == nil {
+					t.Errorf("write %d: the faulty rank's own call succeeded", i)
+				}
+			case err != nil:
+				t.Errorf("write %d on rank %d: %v before the check that carries it", i, r, err)
+			}
+		}
+		_, err = f.WriteAtAll(pattern(piece, r, reported), int64((reported*p+r)*piece))
+		msg := expectError(t, c, err, collio.ErrIO, "the recheck point that evaluates the check", true)
+		want := fmt.Sprintf("an earlier collective call failed (call %d, write_at_all, on rank %d)", failAt+1, p-1)
+		if r == 0 && !strings.Contains(msg, want) {
+			t.Errorf("error %q does not say %q", msg, want)
+		}
+		together(t, c, f.Close(), "close")
+	})
+}
