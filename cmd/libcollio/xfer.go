@@ -67,10 +67,16 @@ func collioGoXfer(h C.uintptr_t, op C.int, off C.longlong, buf unsafe.Pointer, c
 	}
 	n, err := f.xfer(int(op), int64(off), buf, int64(count), dt)
 	*nbytes = C.longlong(n)
-	if err != nil {
-		err = f.ctx(opName(int(op)), err) // named only on error: building the name allocates
+	return fail(f.ctxOp(int(op), err))
+}
+
+// ctxOp is ctx for transfer op, named only on error: building the name
+// allocates, and transfers from C are the hot path.
+func (f *file) ctxOp(op int, err error) error {
+	if err == nil {
+		return nil
 	}
-	return fail(err)
+	return f.ctx(opName(op), err)
 }
 
 // opName names a transfer as collio's errors do: "write_at_all",
@@ -111,9 +117,7 @@ func (f *file) xfer(op int, off int64, buf unsafe.Pointer, count int64, dt unsaf
 	if local == nil && split && f.split.active {
 		local = errCode(C.MPI_ERR_OTHER, "a split collective is already in progress on this file")
 	}
-	if local != nil {
-		local = f.ctx(opName(op), local)
-	}
+	local = f.ctxOp(op, local)
 	if local != nil && !collective {
 		return 0, local
 	}
@@ -237,9 +241,7 @@ func (f *file) istart(op int, off int64, buf unsafe.Pointer, count int64, dt uns
 	if local == nil && f.f.Mode()&adio.ModeSequential != 0 {
 		local = errCode(C.MPI_ERR_UNSUPPORTED_OPERATION, "the file was opened with MPI_MODE_SEQUENTIAL: only shared file pointer operations are allowed")
 	}
-	if local != nil {
-		local = f.ctx(opName(op), local)
-	}
+	local = f.ctxOp(op, local)
 	if local != nil {
 		acc = adio.Access{Err: local}
 	}
@@ -304,7 +306,7 @@ func collioGoIStart(h C.uintptr_t, op C.int, off C.longlong, buf unsafe.Pointer,
 	}
 	x, err := f.istart(int(op), int64(off), buf, int64(count), dt)
 	if err != nil {
-		return fail(f.ctx(opName(int(op)), err))
+		return fail(f.ctxOp(int(op), err))
 	}
 	if x.local != nil {
 		// This rank's own mistake: it fails here; the transfer goes on
@@ -333,7 +335,7 @@ func collioGoIFinish(token C.uintptr_t, nbytes *C.longlong) C.int {
 	x := cgo.Handle(token).Value().(*asyncXfer)
 	n, err := x.finish()
 	*nbytes = C.longlong(n)
-	return fail(x.f.ctx(opName(x.op), err))
+	return fail(x.f.ctxOp(x.op, err))
 }
 
 // collioGoIWait blocks the calling thread until the transfer completes,
