@@ -22,6 +22,20 @@ func simulate(t *testing.T, args ...string) []simRun {
 	return runs
 }
 
+// placedProblem is place's model of run r's pattern at 64 ranks on 4 nodes
+// of 16 cores, and the mapping of r's placement.
+func placedProblem(t *testing.T, f *simFlags, r simRun) (*place.Problem, place.Mapping) {
+	t.Helper()
+	acc, _, err := place.Bench(r.name, 64, f.sizes)
+	require.NoError(t, err)
+	arch := place.Arch{Nodes: 4, CoresPerNode: 16}
+	prob, err := place.NewProblem(acc, arch, 0, place.Domains{})
+	require.NoError(t, err)
+	m, _, err := f.mapping(prob, r.placement, 64, arch)
+	require.NoError(t, err)
+	return prob, m
+}
+
 var smallSizes = []string{"-e3sm-cells", "8", "-btio-n", "16", "-s3d-n", "16", "-coll_perf-n", "32"}
 
 // The data exchange modelled from the application matrix is the one
@@ -163,13 +177,7 @@ func TestSimSegmentCrossingMatchesPlace(t *testing.T) {
 	f, err := parseSimFlags(smallSizes, io.Discard)
 	require.NoError(t, err)
 	for _, r := range runs {
-		acc, _, err := place.Bench(r.name, 64, f.sizes)
-		require.NoError(t, err)
-		arch := place.Arch{Nodes: 4, CoresPerNode: 16}
-		prob, err := place.NewProblem(acc, arch, 0, place.Domains{})
-		require.NoError(t, err)
-		m, _, err := f.mapping(prob, r.placement, 64, arch)
-		require.NoError(t, err)
+		prob, m := placedProblem(t, f, r)
 		want, _, err := prob.SegmentCrossing(m)
 		require.NoError(t, err)
 		var got int64 = -1
@@ -196,13 +204,7 @@ func TestSimAffinityFallsBackAsPlaceSays(t *testing.T) {
 	f, err := parseSimFlags(sizes, io.Discard)
 	require.NoError(t, err)
 	for _, r := range runs {
-		acc, _, err := place.Bench(r.name, 64, f.sizes)
-		require.NoError(t, err)
-		arch := place.Arch{Nodes: 4, CoresPerNode: 16}
-		prob, err := place.NewProblem(acc, arch, 0, place.Domains{})
-		require.NoError(t, err)
-		m, _, err := f.mapping(prob, r.placement, 64, arch)
-		require.NoError(t, err)
+		prob, m := placedProblem(t, f, r)
 		want, _, affinity, err := prob.AffinityCrossing(m, f.cb)
 		require.NoError(t, err)
 		require.False(t, affinity, "%s %s", r.name, r.placement)
@@ -220,13 +222,7 @@ func TestSimTAMCrossingIsTwoPhases(t *testing.T) {
 	require.NoError(t, err)
 	crossed := 0
 	for _, r := range runs {
-		acc, _, err := place.Bench(r.name, 64, f.sizes)
-		require.NoError(t, err)
-		arch := place.Arch{Nodes: 4, CoresPerNode: 16}
-		prob, err := place.NewProblem(acc, arch, 0, place.Domains{})
-		require.NoError(t, err)
-		m, _, err := f.mapping(prob, r.placement, 64, arch)
-		require.NoError(t, err)
+		prob, m := placedProblem(t, f, r)
 		want, _, err := prob.Crossing(m)
 		require.NoError(t, err)
 		require.Equal(t, want, r.metricCross, "%s %s", r.name, r.placement)
