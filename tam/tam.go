@@ -191,6 +191,9 @@ type run struct {
 	// keeps this rank's first file error; rounds continue so peers never
 	// hang.
 	io coll.Pipeline
+	// oldEnd: where the file ended when a write began, so that
+	// read-modify-write reads no holes past it.
+	oldEnd coll.OldEnd
 }
 
 // newRun validates and plans; it returns nil (and no error) when no rank

@@ -1,8 +1,6 @@
 package tam
 
 import (
-	"errors"
-	"io"
 	"time"
 
 	"github.com/collio/collio/internal/coll"
@@ -13,6 +11,9 @@ import (
 func (r *run) write() error {
 	st := r.newStates()
 	defer r.io.Drain()
+	if r.j.RMW && r.isGlobal() {
+		r.oldEnd = coll.FileEnd(r.j.File) // before the first exchange
+	}
 	for m := 0; m < r.rounds; m++ {
 		s := &st[m%2]
 		r.io.Wait(s.slot) // its buffers are free again once round m-2 is written
@@ -124,13 +125,11 @@ func (r *run) writeWindow(st *gState) (res coll.IOResult) {
 	win := st.win.Get(hi - lo)
 	if holes {
 		start := time.Now()
-		n, err := f.ReadAt(win, lo)
+		res.Err = r.oldEnd.Read(f, win, lo)
 		res.RMW += time.Since(start)
-		if err != nil && !errors.Is(err, io.EOF) {
-			res.Err = err
+		if res.Err != nil {
 			return res
 		}
-		clear(win[n:])
 	}
 	for q, l := range st.lists {
 		var at int64

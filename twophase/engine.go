@@ -51,6 +51,9 @@ type engine struct {
 	// held: own-mode runs whose data stays in the caller's buffer, kept
 	// to move with later rounds' in one batch (held.go).
 	held driver.Held
+	// oldEnd: where the file ended when the call began, so that
+	// read-modify-write reads no holes past it.
+	oldEnd coll.OldEnd
 }
 
 // roundState is what one round needs from its request exchange until its

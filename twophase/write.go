@@ -1,9 +1,7 @@
 package twophase
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"time"
 
@@ -24,6 +22,9 @@ func Write(j *coll.Job) error {
 		return err
 	}
 	defer e.io.Drain()
+	if j.RMW && e.aggregator() {
+		e.oldEnd = coll.FileEnd(j.File) // before the first exchange
+	}
 	for m := 0; m < e.rounds; m++ {
 		st := &e.st[m%2]
 		e.io.Wait(e.slot(st)) // its buffers are free again once round m-2 is written
@@ -197,13 +198,11 @@ func (e *engine) writeRange(st *roundState, data []byte, sorted []coll.Entry, ac
 	win := st.window.Get(span.Len()) // without holes the pieces cover all of it
 	if holes {
 		start := time.Now()
-		n, err := f.ReadAt(win, span.Start)
+		r.Err = e.oldEnd.Read(f, win, span.Start)
 		r.RMW += time.Since(start)
-		if err != nil && !errors.Is(err, io.EOF) {
-			r.Err = err
+		if r.Err != nil {
 			return r
 		}
-		clear(win[n:])
 	}
 	order := sorted
 	if overlaps {

@@ -2,6 +2,7 @@ package reftest
 
 import (
 	"math/rand/v2"
+	"slices"
 
 	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/layout"
@@ -22,8 +23,12 @@ type Case struct {
 
 // ExpectedFile is what independent writes of all cases, in rank order,
 // produce (on overlaps the higher rank wins).
-func ExpectedFile(cases []Case) []byte {
-	var out []byte
+func ExpectedFile(cases []Case) []byte { return ExpectedOver(nil, cases) }
+
+// ExpectedOver is the file that held old after every case's writes, in
+// rank order: old's bytes where no case writes, zeros past its end.
+func ExpectedOver(old []byte, cases []Case) []byte {
+	out := slices.Clone(old)
 	for _, rc := range cases {
 		fo, mo := FileOffsets(Of(rc.Access)), MemOffsets(Of(rc.Access))
 		for i := range fo {
