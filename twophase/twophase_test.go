@@ -188,8 +188,9 @@ func TestRandomCollective(t *testing.T) {
 				nodeOf[r] = rapid.IntRange(0, nodes-1).Draw(rt, "node")
 			}
 		}
-		defer func(g int64) { maxGap = g }(maxGap)
+		defer func(g, c int64) { maxGap, windowChunk = g, c }(maxGap, windowChunk)
 		maxGap = rapid.SampledFrom([]int64{0, 4, 64 << 10}).Draw(rt, "max_gap")
+		windowChunk = rapid.SampledFrom([]int64{3, 16, 1 << 20}).Draw(rt, "window_chunk")
 		path := filepath.Join(t.TempDir(), "r")
 		// What the file held before: holes keep it, and past its end
 		// read-modify-write finds zeros without reading (coll.OldEnd).

@@ -148,31 +148,19 @@ func (e *engine) writeRange(st *roundState, data []byte, sorted []coll.Entry, ac
 		defer f.Unlock(span.Start, span.Len())
 	}
 	if !overlaps && (!holes || !e.j.RMW || e.own) {
-		// Each contiguous run with one vectored write, straight from the
-		// receive buffer; the round's runs in one batch where the driver
-		// can (driver.RunWriter).
-		start := time.Now()
-		defer func() { r.IO += time.Since(start) }()
 		hold := e.own && st.inPlace && !e.j.Atomic
 		if !hold && smallPieces(sorted) {
 			// Tiny pieces: copying each into the window costs less than
 			// an iovec each (pinned, and walked by the kernel); every
 			// run is then one buffer.
-			win := st.window.Get(span.Len())
-			var runs []driver.Run
-			runStart, runEnd := sorted[0].Off, sorted[0].Off
-			for _, x := range sorted {
-				if x.Off != runEnd {
-					runs = append(runs, driver.Run{Off: runStart, Bufs: [][]byte{win[runStart-span.Start : runEnd-span.Start]}})
-					runStart = x.Off
-				}
-				copy(win[x.Off-span.Start:], e.pieceData(st, data, x))
-				runEnd = x.Off + x.N
-			}
-			runs = append(runs, driver.Run{Off: runStart, Bufs: [][]byte{win[runStart-span.Start : runEnd-span.Start]}})
-			_, r.Err = driver.WriteRuns(f, runs)
+			r.Err = e.writeChunks(st, data, sorted, span, false, &r)
 			return r
 		}
+		// Each contiguous run with one vectored write, straight from the
+		// receive buffer; the round's runs in one batch where the driver
+		// can (driver.RunWriter).
+		start := time.Now()
+		defer func() { r.IO += time.Since(start) }()
 		pieces := make([][]byte, 0, len(sorted)) // fixed capacity: the runs share it
 		var runs []driver.Run
 		runStart, runEnd, from := sorted[0].Off, sorted[0].Off, 0
@@ -192,10 +180,16 @@ func (e *engine) writeRange(st *roundState, data []byte, sorted []coll.Entry, ac
 		_, r.Err = driver.WriteRuns(f, runs)
 		return r
 	}
-	// Read-modify-write: read the span, lay the pieces over it in rank
+	if !overlaps {
+		// Read-modify-write, a chunk at a time: read the old bytes (none
+		// past where the file ended), lay the pieces over them, write.
+		r.Err = e.writeChunks(st, data, sorted, span, true, &r)
+		return r
+	}
+	// Overlapping pieces: read the span, lay the pieces over it in rank
 	// order (so on overlaps the higher rank wins, as in ROMIO's atomic
 	// mode), write it back in one call.
-	win := st.window.Get(span.Len()) // without holes the pieces cover all of it
+	win := st.window.Get(span.Len())
 	if holes {
 		start := time.Now()
 		r.Err = e.oldEnd.Read(f, win, span.Start)
@@ -204,13 +198,10 @@ func (e *engine) writeRange(st *roundState, data []byte, sorted []coll.Entry, ac
 			return r
 		}
 	}
-	order := sorted
-	if overlaps {
-		// sorted is by (offset, source): a stable sort by source gives
-		// each source's pieces in file order, sources in rank order.
-		order = slices.Clone(sorted)
-		slices.SortStableFunc(order, func(a, b coll.Entry) int { return a.Src - b.Src })
-	}
+	// sorted is by (offset, source): a stable sort by source gives each
+	// source's pieces in file order, sources in rank order.
+	order := slices.Clone(sorted)
+	slices.SortStableFunc(order, func(a, b coll.Entry) int { return a.Src - b.Src })
 	for _, x := range order {
 		copy(win[x.Off-span.Start:], e.pieceData(st, data, x))
 	}
@@ -218,6 +209,73 @@ func (e *engine) writeRange(st *roundState, data []byte, sorted []coll.Entry, ac
 	_, r.Err = f.WriteAt(win, span.Start)
 	r.IO += time.Since(start)
 	return r
+}
+
+// windowChunk is how much of a window an aggregator lays out in memory at
+// once: one buffer this size, reused chunk after chunk, instead of one as
+// large as the window. A call's first use of a buffer faults in every
+// page of it (the kernel allocates and zeroes each), and E3SM's flushes
+// each write a few windows of 8-16 MiB per aggregator.
+var windowChunk int64 = 1 << 20 // a variable for tests
+
+// writeChunks writes the sorted, non-overlapping pieces of one window
+// range through the window buffer, a chunk at a time (chunk edges at
+// multiples of windowChunk, or of the stripe where larger): with rmw,
+// each chunk is read first (up to the old end of file) and written whole;
+// without, each contiguous run of pieces in the chunk is written.
+func (e *engine) writeChunks(st *roundState, data []byte, sorted []coll.Entry, span coll.Range, rmw bool, r *coll.IOResult) error {
+	f := e.j.File
+	chunk := windowChunk
+	if s := e.j.Stripe; s > chunk {
+		chunk = s
+	}
+	win := st.window.Get(min(span.Len(), chunk))
+	var runs []driver.Run
+	for lo := span.Start; lo < span.End; {
+		hi := min((lo/chunk+1)*chunk, span.End)
+		w := win[:hi-lo]
+		if rmw {
+			start := time.Now()
+			err := e.oldEnd.Read(f, w, lo)
+			r.RMW += time.Since(start)
+			if err != nil {
+				return err
+			}
+		}
+		runs = runs[:0]
+		runStart, runEnd := int64(-1), int64(-1)
+		for len(sorted) > 0 && sorted[0].Off < hi {
+			x := sorted[0]
+			a, b := max(x.Off, lo), min(x.End(), hi)
+			copy(w[a-lo:b-lo], e.pieceData(st, data, x)[a-x.Off:])
+			if a != runEnd {
+				if runStart >= 0 {
+					runs = append(runs, driver.Run{Off: runStart, Bufs: [][]byte{w[runStart-lo : runEnd-lo]}})
+				}
+				runStart = a
+			}
+			runEnd = b
+			if x.End() > hi {
+				break // its rest goes to the next chunk
+			}
+			sorted = sorted[1:]
+		}
+		start := time.Now()
+		var err error
+		switch {
+		case rmw:
+			_, err = f.WriteAt(w, lo)
+		case runStart >= 0:
+			runs = append(runs, driver.Run{Off: runStart, Bufs: [][]byte{w[runStart-lo : runEnd-lo]}})
+			_, err = driver.WriteRuns(f, runs)
+		}
+		r.IO += time.Since(start)
+		if err != nil {
+			return err
+		}
+		lo = hi
+	}
+	return nil
 }
 
 // pieceData is the data of a requested piece: in the received data, or,
