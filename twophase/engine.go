@@ -218,8 +218,16 @@ func (e *engine) planAffinity(span coll.Range, block int64) (bool, error) {
 	}
 	doms, kept := ap.Doms, ap.Count
 	perRound := int(j.BufSize / block)
+	// A round more is a synchronization of every rank more, which the
+	// bytes kept home rarely pay for (on one node each is one memory
+	// copy); with no exchange at all there is nothing to synchronize.
+	rounds := AffinityRounds(doms, perRound)
+	if ap.Home < j.TotalBytes && rounds > e.rounds {
+		e.stats.Domains = fmt.Sprintf("affinity would take %d rounds, not %d", rounds, e.rounds)
+		return false, nil
+	}
 	e.domains = make([]coll.Range, len(e.aggs))
-	e.rounds = AffinityRounds(doms, perRound)
+	e.rounds = rounds
 	e.window = func(i, m int, buf []coll.Range) []coll.Range {
 		return AffinityWindow(buf, span, block, doms[i], m, perRound)
 	}
