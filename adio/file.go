@@ -83,8 +83,11 @@ type File struct {
 	pattern uint64
 	// shared is the shared file pointer (shared.go); nil when the file
 	// has none, and noShared says why.
-	shared   comm.Counter
-	noShared string
+	shared comm.Counter
+	// sharedMoved: this rank moved the shared file pointer since it was
+	// last reset; set_view resets it only when some rank did.
+	sharedMoved bool
+	noShared    string
 	// slots are the private communicators of nonblocking operations;
 	// pending the operations started and not waited for (nonblocking.go).
 	slots   [opSlots]opSlot
@@ -204,8 +207,16 @@ func (f *File) usable(op string) error {
 // becomes this call's error on every rank, and ranks that made different
 // collective transfers since open get ErrNotSame.
 func (f *File) agree(op string, err error) error {
+	_, err = f.agreeRecord(op, err, nil)
+	return err
+}
+
+// agreeRecord is agree carrying a record of words from every rank in the
+// same Allgather (agree.RecordChecked): rank r's words are all[r*len(mine):
+// (r+1)*len(mine)].
+func (f *File) agreeRecord(op string, err error, mine []uint64) (all []uint64, _ error) {
 	if cerr := f.settleChecks(op); cerr != nil {
-		return cerr // a peer never joined: agreeing would hang
+		return nil, cerr // a peer never joined: agreeing would hang
 	}
 	if f.owed != nil {
 		if err == nil {
@@ -216,7 +227,7 @@ func (f *File) agree(op string, err error) error {
 	if err != nil {
 		err = f.wrap(err, op)
 	}
-	return agree.ErrorsChecked(f.comm, err, &f.seq, &f.digest)
+	return agree.RecordChecked(f.comm, err, &f.seq, &f.digest, mine)
 }
 
 // owe keeps the error of a collective transfer that skipped the

@@ -128,6 +128,7 @@ func (f *File) atShared(op string, a Access, write bool) (int64, int64, error) {
 		return 0, 0, err
 	}
 	off, err := f.shared.Add(k)
+	f.sharedMoved = true
 	if err != nil {
 		return 0, 0, f.errf(ioerr.ErrInternComm, op, "advancing the shared file pointer: %v", err)
 	}
@@ -173,6 +174,7 @@ func (f *File) ordered(op string, a Access, write bool) (int64, int64, error) {
 	}
 	var base int64
 	if f.rank() == 0 {
+		f.sharedMoved = true
 		if base, err = f.shared.Add(total); err != nil {
 			err = f.errf(ioerr.ErrInternComm, op, "advancing the shared file pointer: %v", err)
 		}
@@ -245,6 +247,7 @@ func (f *File) seekSharedRoot(op string, off int64, whence int) (int64, error) {
 		return 0, &ioerr.Error{Class: ioerr.ErrArg, Op: op, Path: f.path, Rank: -1,
 			Msg: fmt.Sprintf("resulting offset %d is negative", base+off)}
 	}
+	f.sharedMoved = true
 	if err := f.shared.Set(base + off); err != nil {
 		return 0, f.errf(ioerr.ErrInternComm, op, "setting the shared file pointer: %v", err)
 	}

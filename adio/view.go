@@ -1,9 +1,8 @@
 package adio
 
 import (
-	"encoding/binary"
-
 	"github.com/collio/collio/hints"
+	"github.com/collio/collio/internal/agree"
 	"github.com/collio/collio/internal/ioerr"
 	"github.com/collio/collio/layout"
 )
@@ -62,42 +61,55 @@ func (f *File) SetView(v View, hintsIn map[string]string) error {
 	if err == nil && len(hintsIn) > 0 {
 		newHints, err = f.hints.Update(hintsIn, false)
 	}
-	if err := f.agree("set_view", err); err != nil {
+	// One Allgather agrees on the outcome and carries what MPI requires
+	// to be the same on every rank (the etype's size; the hints, as a
+	// digest when some were given), whether each rank's filetype is
+	// contiguous, and whether it moved the shared file pointer, which
+	// MPI resets (ROMIO synchronizes once per set_view too).
+	var mine [4]uint64
+	if err == nil {
+		mine[0] = uint64(v.Etype.Size())
+		if v.Filetype.IsContiguous() {
+			mine[1] = 1
+		}
+		if len(hintsIn) > 0 {
+			mine[3] = newHints.AgreeDigest()
+		}
+	}
+	if f.sharedMoved {
+		mine[2] = 1
+	}
+	all, err := f.agreeRecord("set_view", err, mine[:])
+	if err != nil {
 		return err
 	}
-	// MPI requires the same etype (size) on every rank. Each rank also
-	// tells whether its filetype is contiguous. MPI resets the shared file
-	// pointer too: rank 0 does it now and tells whether that failed (no
-	// rank uses the pointer until this Allgather is done).
-	var mine [16]byte
-	binary.LittleEndian.PutUint64(mine[:], uint64(v.Etype.Size()))
-	if v.Filetype.IsContiguous() {
-		mine[8] = 1
-	}
-	resetErr := f.resetSharedPointer()
-	if resetErr != nil {
-		mine[9] = 1
-	}
-	all := make([]byte, 16*f.comm.Size())
-	if err := f.comm.Allgather(mine[:], all); err != nil {
-		return f.wrap(err, "set_view")
-	}
-	contiguous := true
+	contiguous, moved, sameHints := true, false, true
 	for r := 0; r < f.comm.Size(); r++ {
-		if s := int64(binary.LittleEndian.Uint64(all[16*r:])); s != v.Etype.Size() {
+		w := all[len(mine)*r:]
+		if w[0] != all[0] {
 			return &ioerr.Error{Class: ioerr.ErrNotSame, Op: "set_view", Path: f.path, Rank: -1,
 				Msg: "ranks passed etypes of different sizes"}
 		}
-		contiguous = contiguous && all[16*r+8] == 1
+		contiguous = contiguous && w[1] == 1
+		moved = moved || w[2] == 1
+		sameHints = sameHints && w[3] == all[3]
 	}
-	if all[9] == 1 {
-		return &ioerr.Error{Class: ioerr.ErrInternComm, Op: "set_view", Path: f.path, Rank: -1, Err: resetErr,
-			Msg: "resetting the shared file pointer failed on rank 0"}
-	}
-	if len(hintsIn) > 0 {
+	if !sameHints {
+		// Every rank saw the difference: all compare in full, and the
+		// text names the hint.
 		if err := hints.CheckSame(f.comm, newHints); err != nil {
 			return err
 		}
+	}
+	if moved {
+		// Every rank is past its last use of the pointer under the old
+		// view: rank 0 resets it, and no rank uses it before all know how
+		// that went.
+		if err := agree.Errors(f.comm, f.resetSharedPointer()); err != nil {
+			return &ioerr.Error{Class: ioerr.ErrInternComm, Op: "set_view", Path: f.path, Rank: -1, Err: err,
+				Msg: "resetting the shared file pointer failed on rank 0"}
+		}
+		f.sharedMoved = false
 	}
 	f.mu.Lock()
 	f.view, f.fp, f.viewsContiguous = v, 0, contiguous

@@ -17,7 +17,10 @@ import (
 // (the communicator broke), that error is returned, classed ioerr.ErrInternComm.
 //
 // Cost when nothing failed: one Allgather of 8 bytes per rank.
-func Errors(c comm.Comm, err error) error { return agreeOn(c, err, nil, nil) }
+func Errors(c comm.Comm, err error) error {
+	_, err = RecordChecked(c, err, nil, nil, nil)
+	return err
+}
 
 // ErrorsChecked is Errors for a file's synchronizing calls: every rank
 // also gives how many collective transfers it has made on the file (seq)
@@ -28,33 +31,49 @@ func Errors(c comm.Comm, err error) error { return agreeOn(c, err, nil, nil) }
 // rank. After a mismatch every rank takes rank 0's seq and digest, so it
 // is reported once.
 func ErrorsChecked(c comm.Comm, err error, seq *int64, digest *uint64) error {
-	return agreeOn(c, err, seq, digest)
+	_, err = RecordChecked(c, err, seq, digest, nil)
+	return err
 }
 
-// agreeOn is Errors (seq nil) and ErrorsChecked: one Allgather of each
-// rank's error length (and seq and digest), then, if any rank failed, a
-// broadcast of the lowest failing rank's error.
-func agreeOn(c comm.Comm, err error, seq *int64, digest *uint64) error {
+// RecordChecked is ErrorsChecked carrying a record of words from every
+// rank, as Record does, so a synchronizing call shares what it needs in
+// its agreement's Allgather. Rank r's words are all[r*len(mine):
+// (r+1)*len(mine)]; they are returned even when the call fails (nil only
+// when the Allgather itself failed). seq and digest may be nil (Errors).
+func RecordChecked(c comm.Comm, err error, seq *int64, digest *uint64, mine []uint64) (all []uint64, _ error) {
 	var text []byte
 	if err != nil {
 		text = encode(err)
 	}
-	width := 8
+	head := 1
 	if seq != nil {
-		width = 24
+		head = 3
 	}
-	all := make([]byte, width*c.Size())
-	var mine [24]byte
-	binary.LittleEndian.PutUint64(mine[0:], uint64(len(text)))
+	k := len(mine)
+	width := 8 * (head + k)
+	buf := make([]byte, width*(c.Size()+1))
+	own, gathered := buf[:width], buf[width:]
+	binary.LittleEndian.PutUint64(own[0:], uint64(len(text)))
 	if seq != nil {
-		binary.LittleEndian.PutUint64(mine[8:], uint64(*seq))
-		binary.LittleEndian.PutUint64(mine[16:], *digest)
+		binary.LittleEndian.PutUint64(own[8:], uint64(*seq))
+		binary.LittleEndian.PutUint64(own[16:], *digest)
 	}
-	if cerr := Allgather(c, mine[:width], all); cerr != nil {
-		return &ioerr.Error{Class: ioerr.ErrInternComm, Op: "agree", Rank: c.Rank(), Err: cerr,
+	for i, w := range mine {
+		binary.LittleEndian.PutUint64(own[8*(head+i):], w)
+	}
+	if cerr := Allgather(c, own, gathered); cerr != nil {
+		return nil, &ioerr.Error{Class: ioerr.ErrInternComm, Op: "agree", Rank: c.Rank(), Err: cerr,
 			Msg: fmt.Sprintf("agreeing on the outcome failed: %v (local outcome: %v)", cerr, err)}
 	}
-	word := func(r, i int) uint64 { return binary.LittleEndian.Uint64(all[width*r+8*i:]) }
+	word := func(r, i int) uint64 { return binary.LittleEndian.Uint64(gathered[width*r+8*i:]) }
+	if k > 0 {
+		all = make([]uint64, k*c.Size())
+		for r := 0; r < c.Size(); r++ {
+			for i := range k {
+				all[k*r+i] = word(r, head+i)
+			}
+		}
+	}
 	for r := 1; seq != nil && r < c.Size(); r++ {
 		if word(r, 1) != word(0, 1) || word(r, 2) != word(0, 2) {
 			*seq, *digest = int64(word(0, 1)), word(0, 2)
@@ -62,7 +81,7 @@ func agreeOn(c comm.Comm, err error, seq *int64, digest *uint64) error {
 			if word(r, 1) != word(0, 1) {
 				how = fmt.Sprintf("%d", word(r, 1))
 			}
-			return &ioerr.Error{Class: ioerr.ErrNotSame, Rank: -1,
+			return all, &ioerr.Error{Class: ioerr.ErrNotSame, Rank: -1,
 				Msg: fmt.Sprintf("ranks made different collective transfers on this file: rank 0 made %d, rank %d %s (every rank must make the same collective calls in the same order)",
 					word(0, 1), r, how)}
 		}
@@ -74,7 +93,7 @@ func agreeOn(c comm.Comm, err error, seq *int64, digest *uint64) error {
 			break
 		}
 	}
-	return spread(c, err, text, failed, n)
+	return all, spread(c, err, text, failed, n)
 }
 
 // spread gives every rank the error of rank failed (text of n bytes there),
@@ -103,34 +122,7 @@ func spread(c comm.Comm, err error, text []byte, failed, n int) error {
 // words are all[r*len(mine):(r+1)*len(mine)]. The words are returned even
 // when the call fails (nil only when the agreement itself failed).
 func Record(c comm.Comm, err error, mine []uint64) (all []uint64, _ error) {
-	var text []byte
-	if err != nil {
-		text = encode(err)
-	}
-	k := len(mine)
-	width := 8 * (1 + k)
-	buf := make([]byte, width*(c.Size()+1))
-	own, gathered := buf[:width], buf[width:]
-	binary.LittleEndian.PutUint64(own, uint64(len(text)))
-	for i, w := range mine {
-		binary.LittleEndian.PutUint64(own[8*(1+i):], w)
-	}
-	if cerr := Allgather(c, own, gathered); cerr != nil {
-		return nil, &ioerr.Error{Class: ioerr.ErrInternComm, Op: "agree", Rank: c.Rank(), Err: cerr,
-			Msg: fmt.Sprintf("agreeing on the outcome failed: %v (local outcome: %v)", cerr, err)}
-	}
-	all = make([]uint64, k*c.Size())
-	failed, n := -1, 0
-	for r := 0; r < c.Size(); r++ {
-		rec := gathered[width*r:]
-		if l := int(binary.LittleEndian.Uint64(rec)); l > 0 && failed < 0 {
-			failed, n = r, l
-		}
-		for i := range k {
-			all[k*r+i] = binary.LittleEndian.Uint64(rec[8*(1+i):])
-		}
-	}
-	return all, spread(c, err, text, failed, n)
+	return RecordChecked(c, err, nil, nil, mine)
 }
 
 // encode packs an error's class code and text.
