@@ -233,6 +233,9 @@ func (f *File) readAt(op string, v View, a Access, off int64) (int64, error) {
 		autoSieve: f.cfg.ds[0] == hints.Automatic,
 		bufSize:   f.cfg.indBufSize[0],
 	}
+	if b.autoSieve {
+		b.maxHole = sieveMaxReadHole
+	}
 	b.takeScratch()
 	defer b.giveScratch()
 	var got int64

@@ -32,8 +32,11 @@ type batcher struct {
 	// autoSieve (romio_ds_read/write=automatic): pieces of at least
 	// sieveMinPiece are not sieved with their neighbours.
 	autoSieve bool
-	bufSize   int64
-	lock      bool // lock each read-modify-write window (not in atomic mode: the whole range is locked)
+	// maxHole > 0 (automatic read sieving): a hole of at least this many
+	// bytes ends the batch, as a large piece does.
+	maxHole int64
+	bufSize int64
+	lock    bool // lock each read-modify-write window (not in atomic mode: the whole range is locked)
 
 	pieces     []piece
 	start, end int64 // file range of the pieces gathered so far
@@ -59,6 +62,8 @@ func (b *batcher) add(p piece, flush func() error) error {
 			full = true
 		case b.autoSieve && (p.n >= sieveMinPiece || b.pieces[len(b.pieces)-1].n >= sieveMinPiece):
 			full = true // a large piece is moved alone: sieving would only move holes
+		case b.maxHole > 0 && p.file-b.end >= b.maxHole:
+			full = true // reading the hole costs more than a system call
 		default:
 			full = full || p.file+p.n-b.start > b.bufSize
 		}
@@ -127,6 +132,13 @@ func (b *batcher) memIOV() [][]byte {
 // large pieces (512 KiB rows of collperf's subarrays) read at the speed
 // of the file system instead of half of it.
 const sieveMinPiece = 32 << 10
+
+// sieveMaxReadHole is the hole from which automatic read sieving reads
+// the pieces on either side apart: copying 16 KiB from the page cache
+// costs about as much as a system call here. Writes keep sieving such
+// holes (a rank that may sieve makes every rank lock its runs, and a
+// lock and unlock per run cost more).
+const sieveMaxReadHole = 16 << 10
 
 // packPiece is the mean piece size under which a contiguous run of file
 // is moved through one buffer (copying the pieces in or out) rather than

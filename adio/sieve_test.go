@@ -34,4 +34,10 @@ func TestSievingBatches(t *testing.T) {
 	require.Equal(t, []int{4}, batches(enabled, 4, 64<<10, 128<<10), "romio_ds_read=enable sieves them")
 	off := &batcher{bufSize: 1 << 20}
 	require.Equal(t, []int{1, 1, 1}, batches(off, 3, 1<<10, 4<<10), "no sieving: runs only")
+	reads := func() *batcher {
+		return &batcher{sieve: true, autoSieve: true, maxHole: sieveMaxReadHole, bufSize: 1 << 20}
+	}
+	require.Equal(t, []int{1, 1, 1, 1}, batches(reads(), 4, 20<<10, 40<<10), "reads: holes of 20 KiB read apart")
+	require.Equal(t, []int{6}, batches(reads(), 6, 1250, 2500), "reads: small holes sieved")
+	require.Equal(t, []int{2}, batches(auto(), 2, 20<<10, 40<<10), "writes keep sieving large holes")
 }

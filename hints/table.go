@@ -24,7 +24,7 @@ var Table = []Spec{
 	{Key: RomioNoIndepRW, Kind: KindBool, Default: False, MustAgree: true, OpenOnly: true,
 		Doc: "Promise of no independent I/O: only aggregators open the file; forces collective buffering."},
 	{Key: RomioDSRead, Kind: KindEnum, Default: Automatic, Allowed: enableDisableAuto,
-		Doc: "Data sieving for independent noncontiguous reads: enable reads whole windows of ind_rd_buffer_size, holes included; automatic does so for pieces under 32 KiB and reads larger pieces alone (a hole costs more than a system call)."},
+		Doc: "Data sieving for independent noncontiguous reads: enable reads whole windows of ind_rd_buffer_size, holes included; automatic does so for pieces under 32 KiB and reads larger pieces alone, and reads the pieces on either side of a hole of 16 KiB or more apart (such a hole costs more than a system call)."},
 	{Key: RomioDSWrite, Kind: KindEnum, Default: Automatic, Allowed: enableDisableAuto,
 		Doc: "Data sieving for independent noncontiguous writes (read-modify-write of windows of ind_wr_buffer_size; automatic leaves pieces of 32 KiB and more alone). In collio, disable also stops aggregators from read-modify-writing holes in collective writes: each contiguous run is written instead."},
 	{Key: IndRdBufferSize, Kind: KindSize, Default: "4194304", Min: 1,
