@@ -434,8 +434,14 @@ func (c *call) job(write bool) *coll.Job {
 	var affinityBlock, ownGrid int64
 	var own []coll.OwnBlocks
 	if span, ok := coll.Span(c.ranges); ok && affinity {
-		affinityBlock = twophase.AffinityBlockSize(span, len(c.aggs), bufSize, stripe)
 		ownGrid, own = f.ownGrid(), c.own
+		// On one node a byte that crosses ranks is one memory copy, less
+		// than the Allreduce that affinity domains cost and the scattered
+		// windows they leave; calls whose ranks own their blocks skip
+		// both (own blocks). Several nodes, or the hint, plan them.
+		if f.nodes.Count() > 1 || f.cfg.fileDomains == hints.DomainsAffinity {
+			affinityBlock = twophase.AffinityBlockSize(span, len(c.aggs), bufSize, stripe)
+		}
 	}
 	coRatio := 1 // ROMIO uses the ratio for writes only
 	if write {
