@@ -285,6 +285,32 @@ func TestAffinityDeclined(t *testing.T) {
 	require.Regexp(t, `^even \(affinity would move \d+ of the 2048 bytes\)$`, stats[0].Domains)
 }
 
+// Rank 0 writes most of six blocks of eight: affinity domains would keep
+// 504 of 512 bytes home, but give rank 0 three rounds of two blocks where
+// even domains take two, so even domains are kept.
+func TestAffinityMoreRoundsDeclined(t *testing.T) {
+	const blk = 64
+	cases := make([]rankCase, 2)
+	for r := range cases {
+		// Rank 1 writes the first 8 bytes of block 0 and blocks 6 and 7;
+		// rank 0 the rest of blocks 0 to 5.
+		ft := reftest.Must(layout.Indexed([]int{6*blk - 8}, []int{8}, layout.Byte))
+		size := int64(6*blk - 8)
+		if r == 1 {
+			ft = reftest.Must(layout.Indexed([]int{8, 2 * blk}, []int{0, 6 * blk}, layout.Byte))
+			size = 2*blk + 8
+		}
+		cases[r] = rankCase{Access: coll.Access{Buf: reftest.Fill(size, r), Count: size, Filetype: ft, Size: size}, Data: reftest.Fill(size, r)}
+	}
+	path := filepath.Join(t.TempDir(), "f")
+	stats, err := runCollective(t, path, cases, []int{0, 1}, 2*blk, true, 0, func(j *coll.Job) { j.AffinityBlock = blk })
+	require.NoError(t, err)
+	got, _ := os.ReadFile(path)
+	require.Equal(t, reftest.ExpectedFile(cases), got)
+	require.Equal(t, "even (affinity would take 3 rounds, not 2)", stats[0].Domains)
+	require.Equal(t, 2, stats[0].Rounds)
+}
+
 // A write's file time is recorded on the aggregators that wrote, with
 // either kind of domains.
 func TestWriteRecordsIO(t *testing.T) {
