@@ -144,7 +144,8 @@ func (s situation) density() float64 {
 //     two aggregators share a lock unit; one node without striping →
 //     dynamic segmentation (no read-modify-write, and with automatic
 //     aggregators every rank writes its own pieces), or two-phase where
-//     the pieces average under smallPiece bytes; otherwise two-phase,
+//     the pieces average under smallPiece bytes or writes interleave;
+//     otherwise two-phase,
 //     as ROMIO. Before these: with several nodes and at least
 //     tamRanksPerNode ranks per node on average, TAM, whose first layer
 //     cuts the messages each global aggregator receives from the number
@@ -214,7 +215,8 @@ func collectivePick(s situation) (name, reason string) {
 
 // Bids of step 6, highest first: TAM with many ranks per node on several
 // nodes; two-phase on a striped file system, or on one node with tiny
-// pieces; dynamic segmentation on one node otherwise; two-phase anywhere.
+// pieces or interleaved writes; dynamic segmentation on one node
+// otherwise; two-phase anywhere.
 const (
 	bidTAM         = 40
 	bidTwoPhase    = 30
@@ -235,6 +237,11 @@ func twoPhaseBid(s situation) (int, string) {
 		return bidTwoPhase, "striped file system: two-phase, stripe-aligned domains"
 	case s.nodes == 1 && s.smallPieces():
 		return bidTwoPhase, fmt.Sprintf("one node, %d pieces of %d bytes on average: two-phase merges them", s.pieces, s.meanPiece())
+	case s.nodes == 1 && s.write && coll.Interleaved(s.ranges):
+		// Each aggregator writes its domain in one run instead of every
+		// rank writing its share piece by piece (writes of one file queue
+		// on its inode lock; reads from the page cache do not).
+		return bidTwoPhase, "one node, writes interleave: two-phase merges them"
 	case s.nodes == 1:
 		return bidTwoPhaseAny, "one node: two-phase"
 	}
