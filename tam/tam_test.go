@@ -36,11 +36,16 @@ type setup struct {
 	nodeSize    int    // ranks per virtual node
 	perNode     int    // local aggregators per node (<= 0: default)
 	old         []byte // what the file holds before the write
+	chunk       int64  // windowChunk for the run (0: the default)
 }
 
 // runTAM writes every rank's access with tam.Write on an in-memory world,
 // reads it back with tam.Read and checks the data; it returns the file.
 func runTAM(s setup) ([]byte, []metrics.Call, []Report, error) {
+	if s.chunk > 0 {
+		defer func(c int64) { windowChunk = c }(windowChunk)
+		windowChunk = s.chunk
+	}
 	n := len(s.cases)
 	f := &memFile{b: slices.Clone(s.old)}
 	stats := make([]metrics.Call, n)
@@ -226,7 +231,8 @@ func randomSetup(rt *rapid.T, maxNP int) setup {
 		coRatio:  rapid.IntRange(1, 3).Draw(rt, "co_ratio"),
 		// Holes keep what the file held; past its end read-modify-write
 		// finds zeros without reading (coll.OldEnd).
-		old: reftest.Fill(rapid.Int64Range(0, 400).Draw(rt, "old_size"), 99),
+		old:   reftest.Fill(rapid.Int64Range(0, 400).Draw(rt, "old_size"), 99),
+		chunk: rapid.SampledFrom([]int64{3, 16, 1 << 20}).Draw(rt, "window_chunk"),
 	}
 	if s.stripe > 0 {
 		s.stripeCount = rapid.IntRange(0, 5).Draw(rt, "stripe_count") // 0: generic domains

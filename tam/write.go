@@ -122,6 +122,10 @@ func (r *run) writeWindow(st *gState) (res coll.IOResult) {
 	}
 	first, last := st.runs[0], st.runs[len(st.runs)-1]
 	lo, hi := first.off, last.off+last.n
+	if sortedLists(st.lists) {
+		res.Err = r.writeChunks(st, lo, hi, holes, &res)
+		return res
+	}
 	win := st.win.Get(hi - lo)
 	if holes {
 		start := time.Now()
@@ -142,4 +146,72 @@ func (r *run) writeWindow(st *gState) (res coll.IOResult) {
 	_, res.Err = f.WriteAt(win, lo)
 	res.IO += time.Since(start)
 	return res
+}
+
+// windowChunk is how much of a read-modify-write window a global
+// aggregator lays out in memory at once (see twophase's): one buffer
+// reused chunk after chunk faults in a fraction of the pages one as large
+// as the window would.
+var windowChunk int64 = 1 << 20 // a variable for tests
+
+// writeChunks read-modify-writes [lo, hi) a chunk at a time (chunk edges
+// at multiples of windowChunk, or of the stripe where larger): each chunk
+// is read first where it has holes (up to the old end of file), the
+// sources' extents are laid over it in source order, and it is written.
+// Every list must be in file order without overlaps (sortedLists).
+func (r *run) writeChunks(st *gState, lo, hi int64, holes bool, res *coll.IOResult) error {
+	f := r.j.File
+	chunk := windowChunk
+	if s := r.j.Stripe; s > chunk {
+		chunk = s
+	}
+	win := st.win.Get(min(hi-lo, chunk))
+	next := make([]int, len(st.lists)) // each list's first extent not yet laid down whole
+	at := make([]int64, len(st.lists)) // where that extent's data starts
+	for clo := lo; clo < hi; {
+		chi := min((clo/chunk+1)*chunk, hi)
+		w := win[:chi-clo]
+		if holes {
+			start := time.Now()
+			err := r.oldEnd.Read(f, w, clo)
+			res.RMW += time.Since(start)
+			if err != nil {
+				return err
+			}
+		}
+		for q, l := range st.lists {
+			for next[q] < len(l) && l[next[q]].Off < chi {
+				x := l[next[q]]
+				if a, b := max(x.Off, clo), min(x.End(), chi); a < b {
+					copy(w[a-clo:b-clo], st.data[q][at[q]+a-x.Off:])
+				}
+				if x.End() > chi {
+					break // its rest goes to the next chunk
+				}
+				at[q] += x.N
+				next[q]++
+			}
+		}
+		start := time.Now()
+		_, err := f.WriteAt(w, clo)
+		res.IO += time.Since(start)
+		if err != nil {
+			return err
+		}
+		clo = chi
+	}
+	return nil
+}
+
+// sortedLists reports whether every list is in file order without
+// overlaps, as the local aggregators' merged runs are.
+func sortedLists(lists [][]coll.Extent) bool {
+	for _, l := range lists {
+		for k := 1; k < len(l); k++ {
+			if l[k].Off < l[k-1].End() {
+				return false
+			}
+		}
+	}
+	return true
 }
