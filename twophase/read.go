@@ -224,7 +224,9 @@ func (e *engine) readWindow(st *roundState) (r coll.IOResult) {
 		return r
 	}
 	// Overlapping requests, or tiny pieces: read the span of each window
-	// range once (at most cb_buffer_size), copy each piece out.
+	// range once, a chunk at a time through one buffer (see windowChunk),
+	// and copy each piece's part of the chunk out.
+	chunk := max(windowChunk, e.j.Stripe)
 	sorted := st.sorted
 	for _, w := range st.win {
 		var seg []coll.Entry
@@ -232,16 +234,30 @@ func (e *engine) readWindow(st *roundState) (r coll.IOResult) {
 			continue
 		}
 		span, _, _ := shape(seg)
-		win := st.window.Get(span.Len())
-		start := time.Now()
-		n, err := f.ReadAt(win, span.Start)
-		r.IO += time.Since(start)
-		if err != nil && !errors.Is(err, io.EOF) {
-			return fail(err)
-		}
-		clear(win[n:]) // past end of file
-		for _, x := range seg {
-			copy(e.readDst(st, send, x), win[x.Off-span.Start:])
+		win := st.window.Get(min(span.Len(), chunk))
+		first := 0 // pieces before it end before the chunk
+		for lo := span.Start; lo < span.End; {
+			hi := min((lo/chunk+1)*chunk, span.End)
+			buf := win[:hi-lo]
+			start := time.Now()
+			n, err := f.ReadAt(buf, lo)
+			r.IO += time.Since(start)
+			if err != nil && !errors.Is(err, io.EOF) {
+				return fail(err)
+			}
+			clear(buf[n:]) // past end of file
+			for first < len(seg) && seg[first].End() <= lo {
+				first++
+			}
+			for _, x := range seg[first:] {
+				if x.Off >= hi {
+					break
+				}
+				if a, b := max(x.Off, lo), min(x.End(), hi); a < b {
+					copy(e.readDst(st, send, x)[a-x.Off:b-x.Off], buf[a-lo:])
+				}
+			}
+			lo = hi
 		}
 	}
 	if len(sorted) > 0 {

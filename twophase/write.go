@@ -212,8 +212,8 @@ func (e *engine) writeRange(st *roundState, data []byte, sorted []coll.Entry, ac
 }
 
 // windowChunk is how much of a window an aggregator lays out in memory at
-// once: one buffer this size, reused chunk after chunk, instead of one as
-// large as the window. A call's first use of a buffer faults in every
+// once, writing or reading: one buffer this size, reused chunk after
+// chunk, instead of one as large as the window. A call's first use of a buffer faults in every
 // page of it (the kernel allocates and zeroes each), and E3SM's flushes
 // each write a few windows of 8-16 MiB per aggregator.
 var windowChunk int64 = 1 << 20 // a variable for tests
@@ -225,10 +225,7 @@ var windowChunk int64 = 1 << 20 // a variable for tests
 // without, each contiguous run of pieces in the chunk is written.
 func (e *engine) writeChunks(st *roundState, data []byte, sorted []coll.Entry, span coll.Range, rmw bool, r *coll.IOResult) error {
 	f := e.j.File
-	chunk := windowChunk
-	if s := e.j.Stripe; s > chunk {
-		chunk = s
-	}
+	chunk := max(windowChunk, e.j.Stripe)
 	win := st.window.Get(min(span.Len(), chunk))
 	var runs []driver.Run
 	for lo := span.Start; lo < span.End; {
