@@ -148,28 +148,19 @@ func (r *run) writeWindow(st *gState) (res coll.IOResult) {
 	return res
 }
 
-// windowChunk is how much of a read-modify-write window a global
-// aggregator lays out in memory at once (see twophase's): one buffer
-// reused chunk after chunk faults in a fraction of the pages one as large
-// as the window would.
-var windowChunk int64 = 1 << 20 // a variable for tests
-
-// writeChunks read-modify-writes [lo, hi) a chunk at a time (chunk edges
-// at multiples of windowChunk, or of the stripe where larger): each chunk
+// writeChunks read-modify-writes [lo, hi) a chunk at a time (Job.Chunk,
+// as two-phase's aggregators): each chunk
 // is read first where it has holes (up to the old end of file), the
 // sources' extents are laid over it in source order, and it is written.
 // Every list must be in file order without overlaps (sortedLists).
 func (r *run) writeChunks(st *gState, lo, hi int64, holes bool, res *coll.IOResult) error {
 	f := r.j.File
-	chunk := windowChunk
-	if s := r.j.Stripe; s > chunk {
-		chunk = s
-	}
+	chunk := r.j.Chunk()
 	win := st.win.Get(min(hi-lo, chunk))
 	next := make([]int, len(st.lists)) // each list's first extent not yet laid down whole
 	at := make([]int64, len(st.lists)) // where that extent's data starts
 	for clo := lo; clo < hi; {
-		chi := min((clo/chunk+1)*chunk, hi)
+		chi := coll.ChunkEnd(clo, hi, chunk)
 		w := win[:chi-clo]
 		if holes {
 			start := time.Now()

@@ -224,9 +224,9 @@ func (e *engine) readWindow(st *roundState) (r coll.IOResult) {
 		return r
 	}
 	// Overlapping requests, or tiny pieces: read the span of each window
-	// range once, a chunk at a time through one buffer (see windowChunk),
-	// and copy each piece's part of the chunk out.
-	chunk := max(windowChunk, e.j.Stripe)
+	// range once, a chunk at a time through one buffer (Job.Chunk), and
+	// copy each piece's part of the chunk out.
+	chunk := e.j.Chunk()
 	sorted := st.sorted
 	for _, w := range st.win {
 		var seg []coll.Entry
@@ -237,7 +237,7 @@ func (e *engine) readWindow(st *roundState) (r coll.IOResult) {
 		win := st.window.Get(min(span.Len(), chunk))
 		first := 0 // pieces before it end before the chunk
 		for lo := span.Start; lo < span.End; {
-			hi := min((lo/chunk+1)*chunk, span.End)
+			hi := coll.ChunkEnd(lo, span.End, chunk)
 			buf := win[:hi-lo]
 			start := time.Now()
 			n, err := f.ReadAt(buf, lo)

@@ -188,9 +188,9 @@ func TestRandomCollective(t *testing.T) {
 				nodeOf[r] = rapid.IntRange(0, nodes-1).Draw(rt, "node")
 			}
 		}
-		defer func(g, c int64) { maxGap, windowChunk = g, c }(maxGap, windowChunk)
+		defer func(g int64) { maxGap = g }(maxGap)
 		maxGap = rapid.SampledFrom([]int64{0, 4, 64 << 10}).Draw(rt, "max_gap")
-		windowChunk = rapid.SampledFrom([]int64{3, 16, 1 << 20}).Draw(rt, "window_chunk")
+		chunk := rapid.SampledFrom([]int64{3, 16, 0}).Draw(rt, "window_chunk") // 0: the default
 		path := filepath.Join(t.TempDir(), "r")
 		// What the file held before: holes keep it, and past its end
 		// read-modify-write finds zeros without reading (coll.OldEnd).
@@ -202,6 +202,7 @@ func TestRandomCollective(t *testing.T) {
 			j.Overlap, j.StripeCount, j.CoRatio, j.AffinityBlock = overlap, stripeCount, coRatio, affinity
 			j.Atomic, j.NodeOf = atomic, nodeOf
 			j.OwnGrid, j.Own = ownGrid, own
+			j.WindowChunk = chunk
 		}); err != nil {
 			rt.Fatal(err)
 		}

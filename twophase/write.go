@@ -211,25 +211,17 @@ func (e *engine) writeRange(st *roundState, data []byte, sorted []coll.Entry, ac
 	return r
 }
 
-// windowChunk is how much of a window an aggregator lays out in memory at
-// once, writing or reading: one buffer this size, reused chunk after
-// chunk, instead of one as large as the window. A call's first use of a buffer faults in every
-// page of it (the kernel allocates and zeroes each), and E3SM's flushes
-// each write a few windows of 8-16 MiB per aggregator.
-var windowChunk int64 = 1 << 20 // a variable for tests
-
 // writeChunks writes the sorted, non-overlapping pieces of one window
-// range through the window buffer, a chunk at a time (chunk edges at
-// multiples of windowChunk, or of the stripe where larger): with rmw,
+// range through the window buffer, a chunk at a time (Job.Chunk): with rmw,
 // each chunk is read first (up to the old end of file) and written whole;
 // without, each contiguous run of pieces in the chunk is written.
 func (e *engine) writeChunks(st *roundState, data []byte, sorted []coll.Entry, span coll.Range, rmw bool, r *coll.IOResult) error {
 	f := e.j.File
-	chunk := max(windowChunk, e.j.Stripe)
+	chunk := e.j.Chunk()
 	win := st.window.Get(min(span.Len(), chunk))
 	var runs []driver.Run
 	for lo := span.Start; lo < span.End; {
-		hi := min((lo/chunk+1)*chunk, span.End)
+		hi := coll.ChunkEnd(lo, span.End, chunk)
 		w := win[:hi-lo]
 		if rmw {
 			start := time.Now()

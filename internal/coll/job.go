@@ -146,6 +146,9 @@ type Job struct {
 	// Overlap runs each round's file I/O in a goroutine, behind the next
 	// round's exchange (two buffers on aggregators instead of one).
 	Overlap bool
+	// WindowChunk is how much of a window an aggregator lays out in
+	// memory at once (0: DefaultWindowChunk); tests use tiny ones.
+	WindowChunk int64
 	// Buffers, when set, keeps exchange buffers between calls.
 	Buffers *Buffers
 	Stats   *metrics.Call
@@ -186,4 +189,27 @@ func CheckAggregators(n int, aggs []int) error {
 		seen[a] = true
 	}
 	return nil
+}
+
+// DefaultWindowChunk: aggregators lay a window out in memory a megabyte
+// at a time, through one buffer reused chunk after chunk, instead of one
+// as large as the window. A call's first use of a buffer faults in every
+// page of it (the kernel allocates and zeroes each), and E3SM's flushes
+// each write a few windows of 8-16 MiB per aggregator.
+const DefaultWindowChunk = 1 << 20
+
+// Chunk is the bytes of a window j's aggregators lay out at once: the
+// window chunk, or the stripe where larger.
+func (j *Job) Chunk() int64 {
+	c := j.WindowChunk
+	if c <= 0 {
+		c = DefaultWindowChunk
+	}
+	return max(c, j.Stripe)
+}
+
+// ChunkEnd is where the chunk of a window range that starts at lo ends,
+// the range ending at hi: chunk edges fall at multiples of chunk.
+func ChunkEnd(lo, hi, chunk int64) int64 {
+	return min((lo/chunk+1)*chunk, hi)
 }
