@@ -10,6 +10,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -21,6 +22,7 @@ import (
 	_ "github.com/collio/collio/driver/ufs"    // the default driver
 	"github.com/collio/collio/internal/agree"
 	"github.com/collio/collio/internal/comm"
+	"github.com/collio/collio/internal/gocores"
 	"github.com/collio/collio/internal/mpi"
 	"github.com/collio/collio/layout"
 )
@@ -58,6 +60,7 @@ func collioGoRoute(path *C.char) C.int {
 
 //export collioGoOpen
 func collioGoOpen(commp unsafe.Pointer, path *C.char, amode C.int, info unsafe.Pointer, flags C.int, out *C.uintptr_t) C.int {
+	quietMonitor()
 	*out = 0
 	start := time.Now()
 	// Before adio.Open: a failed open may leave a deferred close behind.
@@ -408,4 +411,26 @@ func collioGoAmode(h C.uintptr_t, amode *C.int) C.int {
 	}
 	*amode = C.int(f.f.Mode())
 	return C.MPI_SUCCESS
+}
+
+// monitor holds the candidates for the Go runtime's monitor thread, listed
+// in init; MPI_Init or else an open lowers it to nice 19 (gocores.Monitor),
+// the first call where it is told apart, of at most monitorTries, unless
+// COLLIO_QUIET_MONITOR=0.
+var (
+	monitor      = gocores.FindMonitor()
+	monitorTries = 8
+	monitorMu    sync.Mutex
+)
+
+func quietMonitor() {
+	monitorMu.Lock()
+	defer monitorMu.Unlock()
+	if monitorTries == 0 || getenv("COLLIO_QUIET_MONITOR") == "0" {
+		return
+	}
+	monitorTries--
+	if monitor.Quiet() != 0 {
+		monitorTries = 0
+	}
 }

@@ -371,10 +371,12 @@ func sharedPointerOff() bool {
 // the first open on MPI_COMM_WORLD what that open would otherwise make
 // (adio.Warm: a private duplicate, its node layout and its shared file
 // pointer), when MPI starts rather than inside a timed open.
-// COLLIO_WARM=0 skips it.
+// COLLIO_WARM=0 skips it. It also quiets the runtime's monitor
+// (quietMonitor), which opens try again where this did not.
 //
 //export collioGoWarm
 func collioGoWarm() {
+	quietMonitor()
 	if v := getenv("COLLIO_WARM"); v == "0" || v == "off" {
 		return
 	}

@@ -1,0 +1,120 @@
+package gocores
+
+import (
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// The Go runtime's system monitor (sysmon) is a thread of its own that
+// wakes every 20 us to 10 ms. It shares the core the launcher bound the
+// rank to, and at nice 0 each of its wakeups preempts the rank's main
+// thread at once. A rank of a C program that writes a shared file is then
+// preempted while it holds the file's inode lock; the other ranks' writes
+// of that file go to sleep instead of spinning, and their wakeup costs
+// 100-400 us. At nice 19 the monitor runs when the core next switches
+// instead, milliseconds at worst: what it does (taking a processor back
+// from a long system call, preemption, network polling) tolerates that.
+
+// Telling the monitor apart: the runtime creates it before any package's
+// init runs, so it is among the threads that exist at init and were
+// created after the thread running init (larger thread ids; a C program's
+// own threads may be among them). When the application has called in (a
+// file's open), the monitor is the one of these found sleeping in
+// nanosleep (runtime.usleep) in a good share of the samples (nearly all
+// on an idle core, a third or more on a loaded one, where it waits to
+// run); idle Go threads wait on futexes, C libraries' threads in poll or
+// epoll_wait, and other Go threads nanosleep for microseconds only.
+const (
+	monitorSamples = 32
+	monitorShare   = 1.0 / 6
+)
+
+// Monitor holds the candidates for the monitor thread.
+type Monitor []int
+
+// FindMonitor lists the candidates. It must be called from an init
+// function: the runtime runs them on the thread it created before the
+// monitor.
+func FindMonitor() Monitor {
+	if runtime.GOOS != "linux" {
+		return nil
+	}
+	self, pid := unix.Gettid(), unix.Getpid()
+	var m Monitor
+	for _, tid := range tasks() {
+		if tid > self && tid != pid {
+			m = append(m, tid)
+		}
+	}
+	return m
+}
+
+// Quiet finds the monitor among the candidates and lowers it to nice 19.
+// It returns its thread id, 0 if it was not told apart.
+func (m Monitor) Quiet() int {
+	tid := m.find(monitorSamples, 50*time.Microsecond, taskSyscall)
+	if tid == 0 || unix.Setpriority(unix.PRIO_PROCESS, tid, 19) != nil {
+		return 0
+	}
+	return tid
+}
+
+// find samples the candidates' states and returns the only one seen in
+// nanosleep in at least monitorShare of the samples, 0 if none or several
+// are. Between samples the caller sleeps, so that on a rank's only core
+// the monitor gets to run and go back to sleep.
+func (m Monitor) find(samples int, gap time.Duration, state func(tid int) (nr int, ok bool)) int {
+	asleep := make([]int, len(m))
+	for range samples {
+		for i, tid := range m {
+			if nr, ok := state(tid); ok && nr == unix.SYS_NANOSLEEP {
+				asleep[i]++
+			}
+		}
+		if gap > 0 {
+			ts := unix.NsecToTimespec(gap.Nanoseconds())
+			unix.Nanosleep(&ts, nil)
+		}
+	}
+	found := 0
+	for i, n := range asleep {
+		if float64(n) >= monitorShare*float64(samples) {
+			if found != 0 {
+				return 0
+			}
+			found = m[i]
+		}
+	}
+	return found
+}
+
+func tasks() []int {
+	ents, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return nil
+	}
+	tids := make([]int, 0, len(ents))
+	for _, e := range ents {
+		if tid, err := strconv.Atoi(e.Name()); err == nil {
+			tids = append(tids, tid)
+		}
+	}
+	return tids
+}
+
+// taskSyscall reads the system call a thread is blocked in from
+// /proc/self/task/TID/syscall (ok is false while it runs or is runnable).
+func taskSyscall(tid int) (nr int, ok bool) {
+	b, err := os.ReadFile("/proc/self/task/" + strconv.Itoa(tid) + "/syscall")
+	if err != nil {
+		return 0, false
+	}
+	field, _, _ := strings.Cut(strings.TrimSpace(string(b)), " ")
+	nr, err = strconv.Atoi(field)
+	return nr, err == nil
+}

@@ -1,0 +1,99 @@
+package gocores
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+)
+
+// candidates is listed while the test binary initialises, as the C
+// library lists its own: the runtime runs init on the thread it created
+// before its monitor.
+var candidates = FindMonitor()
+
+func TestQuietMonitorFindsTheRuntimeMonitor(t *testing.T) {
+	require.NotEmpty(t, candidates)
+	base := niceOf(t, unix.Getpid()) // the test may itself run under nice
+	// On a loaded machine one sampling may miss it; the C library tries
+	// again at its next opens.
+	tid := 0
+	for try := 0; try < 3 && tid == 0; try++ {
+		tid = candidates.Quiet()
+	}
+	require.NotZero(t, tid, "the monitor among %v", candidates)
+	require.Equal(t, 19, niceOf(t, tid))
+	// The runtime's only thread that sleeps in nanosleep.
+	slept := false
+	for range 200 {
+		if nr, ok := taskSyscall(tid); ok && nr == unix.SYS_NANOSLEEP {
+			slept = true
+			break
+		}
+		ts := unix.NsecToTimespec(100_000)
+		unix.Nanosleep(&ts, nil)
+	}
+	require.True(t, slept, "thread %d never seen in nanosleep", tid)
+	for _, other := range tasks() {
+		if other != tid {
+			require.Equal(t, base, niceOf(t, other), "thread %d", other)
+		}
+	}
+}
+
+func TestQuietWithoutCandidates(t *testing.T) {
+	require.Zero(t, Monitor(nil).Quiet())
+}
+
+func TestMonitorFind(t *testing.T) {
+	// Scripted thread states, sample by sample: n nanosleep, r running
+	// or runnable, f futex, p poll, x gone.
+	states := func(script map[int]string) func(int) (int, bool) {
+		next := map[int]int{}
+		return func(tid int) (int, bool) {
+			s := script[tid]
+			c := s[next[tid]%len(s)]
+			next[tid]++
+			switch c {
+			case 'n':
+				return unix.SYS_NANOSLEEP, true
+			case 'f':
+				return unix.SYS_FUTEX, true
+			case 'p':
+				return unix.SYS_POLL, true
+			}
+			return 0, false
+		}
+	}
+	m := Monitor{11, 12, 13}
+	for _, c := range []struct {
+		name   string
+		script map[int]string
+		want   int
+	}{
+		{"one sleeper", map[int]string{11: "p", 12: "n", 13: "f"}, 12},
+		{"asleep a quarter of the time", map[int]string{11: "nrrf", 12: "f", 13: "p"}, 11},
+		{"asleep an eighth of the time is too little", map[int]string{11: "nrrrrrrr", 12: "f", 13: "p"}, 0},
+		{"running is not asleep", map[int]string{11: "r", 12: "f", 13: "p"}, 0},
+		{"two sleepers: neither", map[int]string{11: "n", 12: "nnrr", 13: "f"}, 0},
+		{"a short nanosleep elsewhere", map[int]string{11: "n", 12: "nrrrrrrr", 13: "f"}, 11},
+		{"none", map[int]string{11: "f", 12: "p", 13: "x"}, 0},
+		{"gone threads are skipped", map[int]string{11: "x", 12: "n", 13: "x"}, 12},
+	} {
+		require.Equal(t, c.want, m.find(8, 0, states(c.script)), c.name)
+	}
+}
+
+func niceOf(t *testing.T, tid int) int {
+	b, err := os.ReadFile("/proc/self/task/" + strconv.Itoa(tid) + "/stat")
+	require.NoError(t, err)
+	// Fields after the command name (which may hold spaces): state is the
+	// third field of stat, nice the nineteenth.
+	fields := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	nice, err := strconv.Atoi(fields[19-3])
+	require.NoError(t, err)
+	return nice
+}
