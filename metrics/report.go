@@ -121,8 +121,11 @@ func (fc *FileCounters) AddIndependent(write bool, bytes, pieces int64, d time.D
 	k.Total += d
 }
 
+// collectiveKind classes a collective call by its operation's name, the
+// nonblocking forms (iread_at_all, ...) and split ones (read_all_begin)
+// with their blocking form.
 func collectiveKind(op string) int {
-	if strings.HasPrefix(op, "read") {
+	if strings.HasPrefix(strings.TrimPrefix(op, "i"), "read") {
 		return CollectiveRead
 	}
 	return CollectiveWrite

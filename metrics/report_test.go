@@ -67,6 +67,19 @@ func TestEncodeDecode(t *testing.T) {
 	}
 }
 
+func TestCollectiveKinds(t *testing.T) {
+	var fc FileCounters
+	for _, op := range []string{"read_at_all", "iread_at_all", "read_all", "iread_all", "read_all_begin", "read_ordered"} {
+		fc.AddCollective(Call{Op: op, Bytes: 1}, 1)
+	}
+	for _, op := range []string{"write_at_all", "iwrite_at_all", "write_all", "iwrite_all", "write_at_all_begin", "write_ordered"} {
+		fc.AddCollective(Call{Op: op, Bytes: 2}, 1)
+	}
+	if r, w := fc.Kinds[CollectiveRead], fc.Kinds[CollectiveWrite]; r.Calls != 6 || r.Bytes != 6 || w.Calls != 6 || w.Bytes != 12 {
+		t.Fatalf("reads %+v, writes %+v", r, w)
+	}
+}
+
 func TestStrategiesGroup(t *testing.T) {
 	var s Strategies
 	for i := int64(1); i <= 10000; i++ {
