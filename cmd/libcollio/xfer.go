@@ -231,6 +231,10 @@ type asyncXfer struct {
 	cs    callStart
 	size  int64
 	local error
+	// ready is closed once the generalized request is complete too
+	// (collio_greq_ready returned), so that a PMPI_Wait after it returns
+	// at once.
+	ready chan struct{}
 }
 
 // istart starts a nonblocking collective transfer with xfer's checks. A
@@ -250,7 +254,7 @@ func (f *file) istart(op int, off int64, buf unsafe.Pointer, count int64, dt uns
 
 func (f *file) istartAccess(op int, off int64, acc adio.Access, local error) (*asyncXfer, error) {
 	read := op&C.COLLIO_XREAD != 0
-	x := &asyncXfer{f: f, op: op, size: acc.Size(), local: local}
+	x := &asyncXfer{f: f, op: op, size: acc.Size(), local: local, ready: make(chan struct{})}
 	if f.stats != nil {
 		o := off
 		if op&C.COLLIO_XKIND == C.COLLIO_XALL {
@@ -318,10 +322,12 @@ func collioGoIStart(h C.uintptr_t, op C.int, off C.longlong, buf unsafe.Pointer,
 	select {
 	case <-x.r.Done():
 		C.collio_greq_ready(g)
+		close(x.ready)
 	default:
 		go func() {
 			<-x.r.Done()
 			C.collio_greq_ready(g)
+			close(x.ready)
 		}()
 	}
 	return C.MPI_SUCCESS
@@ -338,13 +344,16 @@ func collioGoIFinish(token C.uintptr_t, nbytes *C.longlong) C.int {
 	return fail(x.f.ctxOp(x.op, err))
 }
 
-// collioGoIWait blocks the calling thread until the transfer completes,
-// without spinning: MPI_Wait on collio's request then returns at once,
-// and the cores stay with the threads that move the data.
+// collioGoIWait blocks the calling thread until the transfer and its
+// generalized request are complete, without spinning: MPI_Wait on collio's
+// request then returns at once, and the cores stay with the threads that
+// move the data. (Waiting for the transfer alone let PMPI_Wait poll the
+// progress engine until the goroutine marked the request complete, on
+// the core that goroutine needed.)
 //
 //export collioGoIWait
 func collioGoIWait(token C.uintptr_t) {
-	<-cgo.Handle(token).Value().(*asyncXfer).r.Done()
+	<-cgo.Handle(token).Value().(*asyncXfer).ready
 }
 
 // collioGoIRelease forgets a token (the request was freed).
