@@ -18,12 +18,11 @@ import (
 // changes. It needs no communication and may be called before MPI is
 // initialised.
 //
-// It also lowers the Go runtime's monitor thread (sysmon) to nice 19,
-// unless COLLIO_QUIET_MONITOR=0: at nice 0 its wakeups preempt the rank's
-// thread at once, also inside a write that holds the file's inode lock,
-// and the other ranks' writes of that file then sleep on the lock
-// (iorbench 16 KiB collective writes at np 2: 2460-2670 MiB/s before,
-// 2920-3200 after, alternating launches). See internal/gocores.
+// It also moves the Go runtime's monitor thread (sysmon) to SCHED_BATCH,
+// unless COLLIO_QUIET_MONITOR=0: as an ordinary thread its wakeups preempt
+// the rank's thread at once, also inside a write that holds the file's
+// inode lock, and the other ranks' writes of that file then sleep on the
+// lock. See internal/gocores.
 func ShareCores() int {
 	if os.Getenv("COLLIO_QUIET_MONITOR") != "0" {
 		monitor.Quiet()

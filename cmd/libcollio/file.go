@@ -414,7 +414,7 @@ func collioGoAmode(h C.uintptr_t, amode *C.int) C.int {
 }
 
 // monitor holds the candidates for the Go runtime's monitor thread, listed
-// in init; MPI_Init or else an open lowers it to nice 19 (gocores.Monitor),
+// in init; MPI_Init or else an open moves it to SCHED_BATCH (gocores.Monitor),
 // the first call where it is told apart, of at most monitorTries, unless
 // COLLIO_QUIET_MONITOR=0.
 var (

@@ -12,13 +12,17 @@ import (
 
 // The Go runtime's system monitor (sysmon) is a thread of its own that
 // wakes every 20 us to 10 ms. It shares the core the launcher bound the
-// rank to, and at nice 0 each of its wakeups preempts the rank's main
-// thread at once. A rank of a C program that writes a shared file is then
-// preempted while it holds the file's inode lock; the other ranks' writes
-// of that file go to sleep instead of spinning, and their wakeup costs
-// 100-400 us. At nice 19 the monitor runs when the core next switches
-// instead, milliseconds at worst: what it does (taking a processor back
-// from a long system call, preemption, network polling) tolerates that.
+// rank to, and as an ordinary thread each of its wakeups preempts the
+// rank's main thread at once. A rank of a C program that writes a shared
+// file is then preempted while it holds the file's inode lock; the other
+// ranks' writes of that file go to sleep instead of spinning, and their
+// wakeup costs 100-400 us. Under SCHED_BATCH a waking thread does not
+// preempt a running one: the monitor runs at the next tick or when the
+// core is free, and keeps its fair share of the core. (Not nice 19: the
+// threads the monitor starts for the runtime inherit its settings, and
+// at nice 19 they would run the library's goroutines on a sliver of the
+// core; under SCHED_BATCH they only wait for the next tick instead of
+// preempting, with their share intact.)
 
 // Telling the monitor apart: the runtime creates it before any package's
 // init runs, so it is among the threads that exist at init and were
@@ -54,11 +58,20 @@ func FindMonitor() Monitor {
 	return m
 }
 
-// Quiet finds the monitor among the candidates and lowers it to nice 19.
-// It returns its thread id, 0 if it was not told apart.
+// Quiet finds the monitor among the candidates and moves it to
+// SCHED_BATCH, its nice value unchanged. It returns its thread id, 0 if
+// it was not told apart or could not be moved.
 func (m Monitor) Quiet() int {
 	tid := m.find(monitorSamples, 50*time.Microsecond, taskSyscall)
-	if tid == 0 || unix.Setpriority(unix.PRIO_PROCESS, tid, 19) != nil {
+	if tid == 0 {
+		return 0
+	}
+	attr, err := unix.SchedGetAttr(tid, 0)
+	if err != nil || attr.Policy != unix.SCHED_NORMAL && attr.Policy != unix.SCHED_BATCH {
+		return 0 // the program set a policy of its own: leave it
+	}
+	attr.Policy, attr.Flags = unix.SCHED_BATCH, 0
+	if unix.SchedSetAttr(tid, attr, 0) != nil {
 		return 0
 	}
 	return tid
