@@ -60,7 +60,6 @@ func collioGoRoute(path *C.char) C.int {
 
 //export collioGoOpen
 func collioGoOpen(commp unsafe.Pointer, path *C.char, amode C.int, info unsafe.Pointer, flags C.int, out *C.uintptr_t) C.int {
-	quietMonitor()
 	*out = 0
 	start := time.Now()
 	// Before adio.Open: a failed open may leave a deferred close behind.
@@ -414,14 +413,17 @@ func collioGoAmode(h C.uintptr_t, amode *C.int) C.int {
 }
 
 // monitor holds the candidates for the Go runtime's monitor thread, listed
-// in init; MPI_Init or else an open moves it to SCHED_BATCH (gocores.Monitor),
-// the first call where it is told apart, of at most monitorTries, unless
-// COLLIO_QUIET_MONITOR=0.
+// while the library initialises; it is moved to SCHED_BATCH
+// (gocores.Monitor) then, when the runtime is busy initialising and the
+// monitor awake, or else in MPI_Init: at most monitorTries attempts, none
+// of them inside a timed call, unless COLLIO_QUIET_MONITOR=0.
 var (
 	monitor      = gocores.FindMonitor()
-	monitorTries = 8
+	monitorTries = 3
 	monitorMu    sync.Mutex
 )
+
+func init() { quietMonitor() }
 
 func quietMonitor() {
 	monitorMu.Lock()

@@ -381,7 +381,7 @@ func sharedPointerOff() bool {
 // (adio.Warm: a private duplicate, its node layout and its shared file
 // pointer), when MPI starts rather than inside a timed open.
 // COLLIO_WARM=0 skips it. It also quiets the runtime's monitor
-// (quietMonitor), which opens try again where this did not.
+// (quietMonitor) if the library's initialisation could not.
 //
 //export collioGoWarm
 func collioGoWarm() {
