@@ -1,5 +1,6 @@
-// Package gocores sizes each MPI rank's Go runtime to its share of the
-// node's CPUs.
+// Package gocores fits each MPI rank's Go runtime to its share of the
+// node's CPUs: GOMAXPROCS (Share), and the runtime's monitor thread kept
+// from preempting the rank's thread (Monitor).
 package gocores
 
 import (
