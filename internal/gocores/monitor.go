@@ -27,12 +27,14 @@ import (
 // Telling the monitor apart: the runtime creates it before any package's
 // init runs, so it is among the threads that exist at init and were
 // created after the thread running init (larger thread ids; a C program's
-// own threads may be among them). When the application has called in (a
-// file's open), the monitor is the one of these found sleeping in
-// nanosleep (runtime.usleep) in a good share of the samples (nearly all
-// on an idle core, a third or more on a loaded one, where it waits to
-// run); idle Go threads wait on futexes, C libraries' threads in poll or
-// epoll_wait, and other Go threads nanosleep for microseconds only.
+// own threads may be among them). While the runtime runs Go code (the C
+// library initialising, or in MPI_Init; a Go program's ShareCores), the
+// monitor is the one of these found sleeping in nanosleep (runtime.usleep)
+// in a good share of the samples (nearly all on an idle core, a third or
+// more on a loaded one, where it waits to run); idle Go threads wait on
+// futexes, C libraries' threads in poll or epoll_wait, and other Go
+// threads nanosleep for microseconds only. (When the runtime has been
+// idle, the monitor sleeps on a futex instead and is not told apart.)
 const (
 	monitorSamples = 32
 	monitorShare   = 1.0 / 6
