@@ -10,6 +10,7 @@ import (
 
 	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
+	"github.com/collio/collio/internal/gocores"
 	"github.com/collio/collio/internal/ioerr"
 )
 
@@ -183,6 +184,7 @@ func enoughProcs() {
 		if runtime.GOMAXPROCS(0) < 2 {
 			runtime.GOMAXPROCS(2)
 		}
+		gocores.RestoreMonitor()
 	})
 }
 

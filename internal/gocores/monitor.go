@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -61,28 +62,70 @@ func FindMonitor() Monitor {
 }
 
 // Quiet finds the monitor among the candidates and moves it to
-// SCHED_BATCH, its nice value unchanged. It returns its thread id, 0 if
-// it was not told apart or could not be moved.
+// SCHED_BATCH, its nice value unchanged, unless RestoreMonitor was called
+// already. It returns its thread id, 0 if it was not told apart or could
+// not be moved.
 func (m Monitor) Quiet() int {
-	tid := m.find(monitorSamples, 50*time.Microsecond, taskSyscall)
+	quieted.Lock()
+	done, tid := quieted.restored, quieted.tid
+	quieted.Unlock()
+	if done || tid != 0 {
+		return tid // given back for good, or quieted already
+	}
+	tid = m.find(monitorSamples, 50*time.Microsecond, taskSyscall)
 	if tid == 0 {
 		return 0
 	}
+	quieted.Lock()
+	defer quieted.Unlock()
+	if quieted.restored || quieted.tid != 0 {
+		return quieted.tid
+	}
 	attr, err := unix.SchedGetAttr(tid, 0)
-	if err != nil || attr.Policy != unix.SCHED_NORMAL && attr.Policy != unix.SCHED_BATCH {
+	if err != nil || attr.Policy != unix.SCHED_NORMAL {
 		return 0 // the program set a policy of its own: leave it
 	}
 	attr.Policy, attr.Flags = unix.SCHED_BATCH, 0
 	if unix.SchedSetAttr(tid, attr, 0) != nil {
 		return 0
 	}
+	quieted.tid = tid
 	return tid
+}
+
+// quieted is the monitor Quiet moved, for RestoreMonitor.
+var quieted struct {
+	sync.Mutex
+	tid      int
+	restored bool
+}
+
+// RestoreMonitor puts the monitor back under SCHED_NORMAL for good, once
+// background transfers begin: a goroutine that moves data while the
+// application's thread computes needs the monitor on time (with it under
+// SCHED_BATCH, nonblocking reads at np 2 returned from their start call
+// 5-12 ms late in most rounds and hid nothing). It reports whether a
+// monitor was restored.
+func RestoreMonitor() bool {
+	quieted.Lock()
+	defer quieted.Unlock()
+	quieted.restored = true
+	if quieted.tid == 0 {
+		return false
+	}
+	tid := quieted.tid
+	quieted.tid = 0
+	attr, err := unix.SchedGetAttr(tid, 0)
+	if err != nil || attr.Policy != unix.SCHED_BATCH {
+		return false
+	}
+	attr.Policy, attr.Flags = unix.SCHED_NORMAL, 0
+	return unix.SchedSetAttr(tid, attr, 0) == nil
 }
 
 // find samples the candidates' states and returns the only one seen in
 // nanosleep in at least monitorShare of the samples, 0 if none or several
-// are. Between samples the caller sleeps, so that on a rank's only core
-// the monitor gets to run and go back to sleep.
+// are; gap apart (pause).
 func (m Monitor) find(samples int, gap time.Duration, state func(tid int) (nr int, ok bool)) int {
 	asleep := make([]int, len(m))
 	for range samples {
@@ -91,10 +134,7 @@ func (m Monitor) find(samples int, gap time.Duration, state func(tid int) (nr in
 				asleep[i]++
 			}
 		}
-		if gap > 0 {
-			ts := unix.NsecToTimespec(gap.Nanoseconds())
-			unix.Nanosleep(&ts, nil)
-		}
+		pause(gap)
 	}
 	found := 0
 	for i, n := range asleep {
@@ -106,6 +146,19 @@ func (m Monitor) find(samples int, gap time.Duration, state func(tid int) (nr in
 		}
 	}
 	return found
+}
+
+// pause lets gap pass while yielding the core, so that on a rank's only
+// core the monitor gets to run and go back to sleep. It yields by raw
+// system calls: a blocking one (nanosleep) would leave the runtime's
+// processor idle for the monitor to take back, and with every processor
+// idle the monitor sleeps on a futex instead, where it cannot be told
+// apart. (The sampling's own file reads are ordinary system calls, which
+// wake the monitor if it sleeps so.)
+func pause(gap time.Duration) {
+	for start := time.Now(); time.Since(start) < gap; {
+		unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
+	}
 }
 
 func tasks() []int {

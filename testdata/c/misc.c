@@ -221,10 +221,11 @@ static int nice_of(const char *tid)
 	return nice;
 }
 
-/* quiet_monitor: after the opens above, libcollio has moved the Go
+/* quiet_monitor: once MPI is initialised, libcollio has moved the Go
  * runtime's monitor thread to SCHED_BATCH (with the threads it started
  * since, which inherit it): some thread is, the main thread is not, no
- * thread has another policy, and no nice value changed. */
+ * thread has another policy, and no nice value changed. (The first
+ * nonblocking or split collective call puts the monitor back.) */
 static void quiet_monitor(void)
 {
 	const char *off = getenv("COLLIO_QUIET_MONITOR");
@@ -256,11 +257,11 @@ static void quiet_monitor(void)
 int main(int argc, char **argv)
 {
 	const char *dir = t_init(&argc, &argv, "misc");
+	quiet_monitor(); /* before any nonblocking or split call gives the monitor back */
 	info_and_handles(dir);
 	errors(dir);
 	if (collio_loaded())
 		one_rank_errors(dir);
-	quiet_monitor();
 	t_done();
 	return 0;
 }
