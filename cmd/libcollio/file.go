@@ -10,7 +10,6 @@ import (
 	"os"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 	"unsafe"
 
@@ -415,24 +414,14 @@ func collioGoAmode(h C.uintptr_t, amode *C.int) C.int {
 // monitor holds the candidates for the Go runtime's monitor thread, listed
 // while the library initialises; it is moved to SCHED_BATCH
 // (gocores.Monitor) then, when the runtime is busy initialising and the
-// monitor awake, or else in MPI_Init: at most monitorTries attempts, none
-// of them inside a timed call, unless COLLIO_QUIET_MONITOR=0.
-var (
-	monitor      = gocores.FindMonitor()
-	monitorTries = 3
-	monitorMu    sync.Mutex
-)
+// monitor awake, or else in MPI_Init (Quiet does nothing once it
+// succeeded), never inside a timed call, unless COLLIO_QUIET_MONITOR=0.
+var monitor = gocores.FindMonitor()
 
 func init() { quietMonitor() }
 
 func quietMonitor() {
-	monitorMu.Lock()
-	defer monitorMu.Unlock()
-	if monitorTries == 0 || getenv("COLLIO_QUIET_MONITOR") == "0" {
-		return
-	}
-	monitorTries--
-	if monitor.Quiet() != 0 {
-		monitorTries = 0
+	if getenv("COLLIO_QUIET_MONITOR") != "0" {
+		monitor.Quiet()
 	}
 }
