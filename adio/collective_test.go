@@ -37,7 +37,8 @@ func TestChooseStrategy(t *testing.T) {
 		{nil, true, inter, lustre, "twophase"},
 		{nil, false, inter, one, "independent"},
 		{map[string]string{"romio_ds_write": "disable"}, true, inter, one, "twophase"},
-		{map[string]string{"romio_ds_read": "disable"}, false, inter, one, "dynamic"},
+		{map[string]string{"romio_ds_read": "disable"}, false, inter, one, "independent"},
+		{map[string]string{"romio_ds_read": "disable", "cb_nodes": "1"}, false, inter, one, "dynamic"},
 		{map[string]string{"romio_ds_read": "disable"}, true, inter, one, "independent"},
 		{nil, true, apart, many, "independent"},
 		{nil, true, apart, lustre, "independent"},
@@ -98,6 +99,16 @@ func TestChooseStrategy(t *testing.T) {
 	require.Equal(t, "tam", name)
 	name, _, _ = chooseStrategy(ptr(newConfig(h)), situation{write: true, ranges: wide, nodes: 8})
 	require.Equal(t, "twophase", name, "8 ranks per node are too few for TAM")
+	// Interleaved reads on one node without sieving: each rank reads its
+	// own pieces, unless they are tiny, which two-phase merges.
+	noDS, _ := hints.Resolve(map[string]string{"romio_ds_read": "disable"}, hints.Options{Getenv: func(string) string { return "" }})
+	for _, tc := range []struct {
+		pieces int64
+		want   string
+	}{{2, "independent"}, {20000, "twophase"}} {
+		name, reason, _ := chooseStrategy(ptr(newConfig(noDS)), situation{ranges: inter, nodes: 1, bytes: 20 << 10, pieces: tc.pieces})
+		require.Equal(t, tc.want, name, "%d pieces: %s", tc.pieces, reason)
+	}
 	// Collective buffering on one node: segmentation, unless the pieces
 	// are tiny (E3SM's), which two-phase merges.
 	enable, _ := hints.Resolve(map[string]string{"romio_cb_write": "enable"}, hints.Options{Getenv: func(string) string { return "" }})
