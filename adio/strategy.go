@@ -3,7 +3,6 @@ package adio
 import (
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/collio/collio/hints"
 	"github.com/collio/collio/internal/coll"
@@ -426,9 +425,9 @@ func (independent) read(c *call) (int64, error) {
 // timeIndependentIO records the time until the returned function is
 // called as the call's IO and IOWait.
 func (f *File) timeIndependentIO() func() {
-	start := time.Now()
+	start := monotonic()
 	return func() {
-		d := time.Since(start)
+		d := monotonic() - start
 		f.last.IO += d
 		f.last.IOWait += d
 	}
