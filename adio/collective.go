@@ -46,6 +46,15 @@ func (f *File) Stats() (last, total metrics.Call) {
 	return f.last, f.total
 }
 
+// LastCall returns the metrics of the last collective call on this rank
+// (Stats without the totals' copy: read after every call from C).
+func (f *File) LastCall() metrics.Call {
+	f.mu.Lock()
+	last := f.last
+	f.mu.Unlock()
+	return last
+}
+
 func (f *File) collective(op string, write bool, a Access, offset func() int64, advance bool) (int64, error) {
 	if err := f.usable(op); err != nil {
 		return 0, err // a closed or nil file cannot reach its peers
@@ -55,7 +64,7 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 	off := offset()
 	v := f.View()
 	f.seq++
-	f.digest = f.digest*1099511628211 + uint64(opCodes[op]%2) + 1 // by direction: the forms may mix
+	f.digest = f.digest*1099511628211 + uint64(direction(write)) + 1 // by direction (opCodes[op]%2): the forms may mix
 	f.recordCall(op, v, a, off)
 	if reason, ok := f.noAgreement(write); ok {
 		return f.unsynchronized(op, write, reason, v, a, off, advance, start)

@@ -122,8 +122,9 @@ func (f *File) SetView(v View, hintsIn map[string]string) error {
 // View returns the current view.
 func (f *File) View() View {
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.view
+	v := f.view
+	f.mu.Unlock()
+	return v
 }
 
 // SetInfo changes hints collectively (MPI_File_set_info), keeping the view

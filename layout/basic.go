@@ -7,7 +7,7 @@ func Bytes(n int64) *Type {
 		return &Type{}
 	}
 	var b builder
-	return &Type{root: b.block(0, n), lb: 0, ub: n}
+	return makeType(b.block(0, n), 0, n, false)
 }
 
 // The basic types collio needs; MPI's predefined types map onto these by size.

@@ -200,5 +200,5 @@ func Resized(t *Type, lb, extent int64) (*Type, error) {
 	if c.overflow {
 		return nil, errTooLarge(op)
 	}
-	return &Type{root: t.root, lb: lb, ub: ub, sticky: true}, nil
+	return makeType(t.root, lb, ub, true), nil
 }

@@ -4,16 +4,26 @@ package layout
 // an extent. It is immutable and safe to share between goroutines.
 type Type struct {
 	root   node  // flattened data; nil when the type holds no data
+	size   int64 // root's data bytes, kept here: Size is on every call's path
 	lb, ub int64 // bounds (see the package comment for the marker rule)
 	sticky bool  // bounds come from lb/ub markers (Resized, Subarray, Darray)
 }
 
+// makeType is the one way to make a Type with data.
+func makeType(root node, lb, ub int64, sticky bool) *Type {
+	t := &Type{root: root, lb: lb, ub: ub, sticky: sticky}
+	if root != nil {
+		t.size = root.sum().size
+	}
+	return t
+}
+
 // Size is the number of data bytes.
 func (t *Type) Size() int64 {
-	if t == nil || t.root == nil {
+	if t == nil {
 		return 0
 	}
-	return t.root.sum().size
+	return t.size
 }
 
 // LB is the lower bound.
@@ -101,5 +111,5 @@ func newType(op string, b *builder, root node, bd bounds) (*Type, error) {
 	if b.overflow {
 		return nil, errTooLarge(op)
 	}
-	return &Type{root: root, lb: bd.lb, ub: bd.ub, sticky: bd.sticky}, nil
+	return makeType(root, bd.lb, bd.ub, bd.sticky), nil
 }

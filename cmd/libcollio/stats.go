@@ -91,7 +91,7 @@ func (s *fileStats) end(f *file, cs callStart, collective, read bool, offset, re
 		s.counters.AddFailedCollective(!read)
 		return
 	}
-	last, _ := f.f.Stats()
+	last := f.f.LastCall()
 	s.counters.AddCollective(last, pieces)
 	s.last = last
 	if s.rank == 0 && s.reporting() {
