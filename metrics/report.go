@@ -73,13 +73,20 @@ type FileCounters struct {
 // AddCollective adds a collective call that succeeded, as adio recorded
 // it, with the file pieces it touched on this rank.
 func (fc *FileCounters) AddCollective(c Call, pieces int64) {
+	fc.AddCollectiveCalls(c, 1, pieces)
+}
+
+// AddCollectiveCalls adds calls collective calls that succeeded, with c
+// their sum (its operation theirs) and pieces the file pieces they
+// touched.
+func (fc *FileCounters) AddCollectiveCalls(c Call, calls, pieces int64) {
 	k := &fc.Kinds[collectiveKind(c.Op)]
-	k.Calls++
+	k.Calls += calls
 	k.Bytes += c.Bytes
 	k.Pieces += pieces
 	k.Rounds += int64(c.Rounds)
 	if c.Aggregator {
-		k.AggregatorCalls++
+		k.AggregatorCalls += calls
 	}
 	k.Plan += c.Plan
 	k.ReqExchange += c.ReqExchange
@@ -191,7 +198,14 @@ type Strategies struct {
 }
 
 // Add records collective call number seq (from 1) as adio described it.
-func (s *Strategies) Add(seq int64, c Call) {
+func (s *Strategies) Add(seq int64, c Call) { s.AddCalls(seq, 1, c) }
+
+// AddCalls records calls collective calls numbered from seq on that went
+// as c describes.
+func (s *Strategies) AddCalls(seq, calls int64, c Call) {
+	if calls <= 0 {
+		return
+	}
 	op, strategy, reason := c.Op, c.Strategy, c.Reason
 	if s.index == nil {
 		s.index = make(map[[3]string]int)
@@ -208,9 +222,9 @@ func (s *Strategies) Add(seq int64, c Call) {
 		s.index[key] = i
 	}
 	g := &s.Groups[i]
-	g.Calls++
-	if len(g.First) < FirstCalls {
-		g.First = append(g.First, seq)
+	g.Calls += calls
+	for k := int64(0); k < calls && len(g.First) < FirstCalls; k++ {
+		g.First = append(g.First, seq+k)
 	}
 }
 

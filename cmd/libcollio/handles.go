@@ -45,6 +45,9 @@ type file struct {
 	stats *fileStats
 	xoff  int64
 
+	// laneArmed: calls may be going through the fast lane (lane.go).
+	laneArmed bool
+
 	// The split collective in progress (MPI allows one per file).
 	split struct {
 		active bool
@@ -102,6 +105,7 @@ func lookup(h C.uintptr_t) (*file, error) {
 	if f == nil {
 		return nil, ioerr.New(ioerr.ErrBadFile, "", "not an open collio file handle (closed, or never opened)")
 	}
+	f.takeLane() // every call into Go on a file ends what the lane served
 	return f, nil
 }
 

@@ -606,6 +606,11 @@ static int blocking(MPI_File fh, const char *name, int op, MPI_Offset off, const
 	long long n = 0;
 	int rc;
 	VIA_COLLIO(name);
+	if ((op & COLLIO_XKIND) == COLLIO_XAT_ALL &&
+	    collio_lane_serve(H(fh), (op & COLLIO_XREAD) ? 0 : 1, (long long)off, (void *)buf, count, dt, &n)) {
+		set_status(st, n);
+		return MPI_SUCCESS;
+	}
 	rc = collioGoXfer(H(fh), op, (long long)off, (void *)buf, count, (void *)dt, &n);
 	set_status(st, n);
 	return file_error(fh, rc, name);

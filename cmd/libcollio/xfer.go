@@ -180,6 +180,9 @@ func (f *file) xfer(op int, off int64, buf unsafe.Pointer, count int64, dt unsaf
 	if local != nil {
 		return 0, local
 	}
+	if err == nil && kind == C.COLLIO_XAT_ALL && !split {
+		f.armLane(read, dt, acc.MemType)
+	}
 	if err == nil && split {
 		f.split.active, f.split.op, f.split.n = true, op&^C.COLLIO_XSPLIT, n
 	}

@@ -125,3 +125,13 @@ func (f *file) Close() error {
 
 // onlyFile hides WriteRuns and ReadRuns, so driver's go run by run.
 type onlyFile struct{ driver.File }
+
+// RawFD returns the descriptor for callers that move data with their own
+// pread and pwrite (libcollio's fast lane in C), and whether they may:
+// not with direct I/O on, whose transfers need aligned buffers. The
+// descriptor stays valid until Close; callers must stop using it first.
+func (f *file) RawFD() (int, bool) {
+	f.use.RLock()
+	defer f.use.RUnlock()
+	return f.fd, !f.closed && f.dio == nil
+}

@@ -1,0 +1,143 @@
+/* The fast lane: see shim.h and adio.Lane. One lane per handle slot. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+struct lane {
+	int armed[2];
+	int fd;
+	long long base[2], etsize[2], calls_left[2]; /* calls_left < 0: no limit */
+	MPI_Datatype dt[2];
+	long long dtsize[2];
+	struct collio_lane_calls done[2];
+};
+
+#define SLOTS (1 << 16)
+#define SLOT_BYTES 64 /* handles.go's slotBytes */
+static struct lane *lanes[SLOTS];
+static pthread_mutex_t lanes_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* COLLIO_FAST_LANE=0 sends every transfer through Go. */
+int collio_lane_enabled(void)
+{
+	static int enabled = -1;
+	if (enabled < 0) {
+		const char *v = getenv("COLLIO_FAST_LANE");
+		enabled = !(v != NULL && strcmp(v, "0") == 0);
+	}
+	return enabled;
+}
+
+static struct lane **slot_of(uintptr_t h)
+{
+	uintptr_t base = (uintptr_t)collio_handle_base();
+	if (base == 0 || h < base || (h - base) / SLOT_BYTES >= SLOTS)
+		return NULL;
+	return &lanes[(h - base) / SLOT_BYTES];
+}
+
+void collio_lane_arm(uintptr_t h, int dir, int fd, long long base, long long etsize, long long calls,
+		     MPI_Datatype dt, long long dtsize)
+{
+	struct lane **p = slot_of(h);
+	if (p == NULL)
+		return;
+	struct lane *l = __atomic_load_n(p, __ATOMIC_ACQUIRE);
+	if (l == NULL) {
+		/* Lanes outlive their files: a slot's lane serves the next file
+		 * in that slot once Go arms it. */
+		pthread_mutex_lock(&lanes_mu);
+		l = *p;
+		if (l == NULL && (l = calloc(1, sizeof *l)) != NULL)
+			__atomic_store_n(p, l, __ATOMIC_RELEASE);
+		pthread_mutex_unlock(&lanes_mu);
+		if (l == NULL)
+			return;
+	}
+	l->fd = fd;
+	l->base[dir] = base;
+	l->etsize[dir] = etsize;
+	l->calls_left[dir] = calls;
+	l->dt[dir] = dt;
+	l->dtsize[dir] = dtsize;
+	__atomic_store_n(&l->armed[dir], 1, __ATOMIC_RELEASE);
+}
+
+static long long take(long long *x) { return __atomic_exchange_n(x, 0, __ATOMIC_ACQ_REL); }
+
+void collio_lane_take(uintptr_t h, struct collio_lane_calls *out)
+{
+	memset(out, 0, 2 * sizeof *out);
+	struct lane **p = slot_of(h);
+	struct lane *l = p != NULL ? __atomic_load_n(p, __ATOMIC_ACQUIRE) : NULL;
+	if (l == NULL)
+		return;
+	for (int d = 0; d < 2; d++) {
+		__atomic_store_n(&l->armed[d], 0, __ATOMIC_RELEASE);
+		out[d].calls = take(&l->done[d].calls);
+		out[d].bytes = take(&l->done[d].bytes);
+		out[d].ns = take(&l->done[d].ns);
+		out[d].pieces = take(&l->done[d].pieces);
+		out[d].last_bytes = l->done[d].last_bytes;
+		out[d].last_ns = l->done[d].last_ns;
+	}
+}
+
+static long long now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+int collio_lane_serve(uintptr_t h, int dir, long long off, void *buf, int count, MPI_Datatype dt, long long *n)
+{
+	struct lane **p = slot_of(h);
+	struct lane *l = p != NULL ? __atomic_load_n(p, __ATOMIC_ACQUIRE) : NULL;
+	if (l == NULL || !__atomic_load_n(&l->armed[dir], __ATOMIC_ACQUIRE) || dt != l->dt[dir] || l->calls_left[dir] == 0)
+		return 0;
+	long long size = l->dtsize[dir], et = l->etsize[dir];
+	if (off < 0 || count < 0 || et <= 0 || off > (LLONG_MAX - l->base[dir]) / et)
+		return 0; /* Go names the problem */
+	long long want = (long long)count * size, pos = l->base[dir] + off * et, got = 0;
+	if (want > 0 && buf == NULL)
+		return 0;
+	if (pos > LLONG_MAX - want)
+		return 0;
+	long long t0 = now_ns();
+	while (got < want) {
+		ssize_t k = dir ? pwrite(l->fd, (const char *)buf + got, (size_t)(want - got), (off_t)(pos + got))
+				: pread(l->fd, (char *)buf + got, (size_t)(want - got), (off_t)(pos + got));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0 || (k == 0 && dir))
+			return 0; /* Go redoes the call and reports its error */
+		if (k == 0) {
+			/* End of file: the rest reads as zeros, not counted. */
+			memset((char *)buf + got, 0, (size_t)(want - got));
+			break;
+		}
+		got += k;
+	}
+	long long dt_ns = now_ns() - t0;
+	if (l->calls_left[dir] > 0)
+		l->calls_left[dir]--;
+	struct collio_lane_calls *c = &l->done[dir];
+	/* Counted as requested, as Go counts a call's bytes. */
+	__atomic_add_fetch(&c->bytes, want, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&c->ns, dt_ns, __ATOMIC_RELAXED);
+	if (want > 0)
+		__atomic_add_fetch(&c->pieces, 1, __ATOMIC_RELAXED);
+	c->last_bytes = want;
+	c->last_ns = dt_ns;
+	__atomic_add_fetch(&c->calls, 1, __ATOMIC_RELEASE);
+	*n = got;
+	return 1;
+}
