@@ -129,8 +129,8 @@ func TestDeferredMismatchAtSync(t *testing.T) {
 // The automatic choice learns a repeating pattern: after two agreed calls
 // of one direction chose independent I/O, the following calls skip the
 // entry Allgather, and a call posts its entry record in the background
-// after 16 calls, then 16, 32, 64, ... calls later (each evaluating the
-// one before). The data is checked, a mismatch made while skipping is
+// after 16 calls, then 32, 64, ... calls later (each evaluating the one
+// posted eight before). The data is checked, a mismatch made while skipping is
 // reported at the next sync, and a new view starts the learning again.
 func TestAutomaticRepeatsIndependent(t *testing.T) {
 	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
@@ -143,10 +143,10 @@ func TestAutomaticRepeatsIndependent(t *testing.T) {
 		if err != nil {
 			return
 		}
-		// Agreed: the first two. Checks posted in the background: calls
-		// 17 and 33 (then 65, beyond these 40 calls).
+		// Agreed: the first two. Checks posted in the background: call 17
+		// (then 49, beyond these 40 calls).
 		agreed := func(i int) bool { return i == 0 || i == 1 }
-		posted := func(i int) bool { return i == 17 || i == 33 }
+		posted := func(i int) bool { return i == 17 }
 		for i := range calls {
 			_, err := f.WriteAtAll(pattern(piece, r, i), int64((i*p+r)*piece))
 			together(t, c, err, "write %d", i)
@@ -173,7 +173,7 @@ func TestAutomaticRepeatsIndependent(t *testing.T) {
 		}
 		if p > 1 {
 			// Writes are in their skipping phase (40 calls: the last
-			// check was posted at call 33): a rank that reads instead is
+			// check was posted at call 17): a rank that reads instead is
 			// caught at the sync.
 			if r == 0 {
 				_, err = f.ReadAtAll(make([]byte, piece), 0)
@@ -204,9 +204,10 @@ func TestBackgroundCheckCarriesErrorUnderMPI(t *testing.T) {
 			t.Skip("needs two ranks")
 		}
 		const piece, failAt = 8 << 10, 40
-		// Checks are posted at calls 17, 33 and 65 (0-based); the failure
-		// at call 40 rides on 65's, which call 129 evaluates.
-		const reported = 129
+		// Checks are posted at calls 17, 49, 113, 241, 497, then every 256
+		// calls (0-based); the failure at call 40 rides on 49's, which the
+		// eighth point after it, call 1777, evaluates.
+		const reported = 1777
 		path := "faulty:" + filepath.Join(mpitest.TempDir(t, c), "f")
 		h := collio.Hints{"collio_fault": fmt.Sprintf("eio_call=write:%d", failAt+1), "collio_fault_ranks": strconv.Itoa(p - 1),
 			"collio_collective_timeout": "15"}

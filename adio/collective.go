@@ -228,8 +228,9 @@ func recheckAfter(streak int) int {
 // Allgather together. Independent I/O is correct for any pattern
 // (unsynchronized takes locks where some rank could read-modify-write);
 // a pattern that changed, and that two-phase would serve better, is seen
-// at the second recheck point after the change (recheckInBackground), at
-// most 2*lastRecheck-1 calls later.
+// at the (maxChecksInFlight+1)th recheck point after the change
+// (recheckInBackground), at most (maxChecksInFlight+1)*lastRecheck-1
+// calls later.
 func (f *File) repeatsIndependent(write bool) (string, bool) {
 	d := direction(write)
 	if f.streak[d] < independentStreak || f.skipped[d] >= recheckAfter(f.streak[d])-1 {

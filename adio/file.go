@@ -71,10 +71,11 @@ type File struct {
 	// agreement; skipped the calls since that went the same way without
 	// agreeing (repeatsIndependent).
 	streak, skipped [2]int
-	// checks are, per direction, the entry records of a recheck posted
-	// without waiting (recheckInBackground); opFile: this File runs one
-	// nonblocking operation's call, which rechecks in the foreground.
-	checks [2]*backgroundCheck
+	// checks are, per direction, the entry records of the rechecks posted
+	// without waiting (recheckInBackground), oldest first, at most
+	// checksInFlight; opFile: this File runs one nonblocking operation's
+	// call, which rechecks in the foreground.
+	checks [2][]*backgroundCheck
 	opFile bool
 	// streams keeps a stream over the view's tiles for the next transfer.
 	streams streamCache

@@ -19,8 +19,8 @@ import (
 // writes at np 4: 36.8 us per call against 31.1 with collective buffering
 // disabled). Now the call at a recheck point posts its entry record in a
 // nonblocking Allgather and runs unsynchronized; the records are
-// evaluated at the next recheck point, where the ranks wait only if one
-// is a whole interval behind. If they show a bad rank (an error owed),
+// evaluated maxChecksInFlight recheck points later, where the ranks wait
+// only if one has not reached the point that posted them. If they show a bad rank (an error owed),
 // calls that did not match, or a pattern the automatic choice would no
 // longer serve with independent I/O, that call synchronizes instead, as
 // before. Every rank decides at the same call from the same records.
@@ -34,13 +34,32 @@ type backgroundCheck struct {
 	pattern uint64 // f.pattern then: a later set_view or set_info voids it
 }
 
+// maxChecksInFlight is how many checks may be posted and not yet
+// evaluated: a check is evaluated that many recheck points after the one
+// that posted it, where a rank waits only if another has not reached the
+// earlier point yet. With one, on shared cores, a rank waited at almost
+// every recheck point for ranks the scheduler had kept off the core.
+// checkBytesInFlight caps the records' memory (14 words per rank and
+// check): eight checks up to 4681 ranks, fewer beyond.
+const (
+	maxChecksInFlight  = 8
+	checkBytesInFlight = 4 << 20
+)
+
+// checksInFlight is maxChecksInFlight within checkBytesInFlight for this
+// file's rank count.
+func (f *File) checksInFlight() int {
+	per := 8 * entryWords * (1 + f.comm.Size())
+	return max(1, min(maxChecksInFlight, checkBytesInFlight/per))
+}
+
 // backgroundReason is the reason COLLIO_STATS and Stats show for the
 // calls that post a check.
 var backgroundReason = repeatReason + "; this call's entry record is checked in the background, at the next recheck"
 
 // recheckInBackground handles a call at a recheck point of a learned
 // pattern (repeatsIndependent said no while the streak holds): it
-// evaluates the check posted at the previous recheck point, if any, and
+// evaluates the oldest posted check once checksInFlight are posted, and
 // posts this call's. ok: run this call unsynchronized with reason; not ok:
 // this call synchronizes (the pattern did not hold, or rechecks run in the
 // foreground here: in a nonblocking operation's call, with the E10 cache,
@@ -51,8 +70,9 @@ func (f *File) recheckInBackground(op string, write bool, v View, a Access, off 
 		return "", false, nil
 	}
 	defer metrics.Timer(&f.last.Plan)() // the wait for a check is the entry's
-	if chk := f.checks[d]; chk != nil {
-		f.checks[d] = nil
+	if q := f.checks[d]; len(q) >= f.checksInFlight() {
+		chk := q[0]
+		f.checks[d] = q[1:]
 		holds, err := f.completeCheck(chk, op)
 		if err != nil {
 			return "", false, err
@@ -60,12 +80,14 @@ func (f *File) recheckInBackground(op string, write bool, v View, a Access, off 
 		if !holds {
 			return "", false, nil
 		}
-		f.streak[d]++ // as learn after an agreed call that chose the same
 	}
 	f.skipped[d] = 0
 	if err := f.postCheck(op, write, v, a, off); err != nil {
 		return "", false, err
 	}
+	// As learn after an agreed call that chose the same: the next point
+	// comes twice as far (up to lastRecheck) unless a check fails.
+	f.streak[d]++
 	return backgroundReason, true, nil
 }
 
@@ -83,7 +105,8 @@ func (f *File) postCheck(op string, write bool, v View, a Access, off int64) err
 		f.broken = ioerr.Wrap(err, op, f.path, f.rank())
 		return f.broken
 	}
-	f.checks[direction(write)] = &backgroundCheck{req: req, all: buf[width:], write: write, seq: f.seq, pattern: f.pattern}
+	d := direction(write)
+	f.checks[d] = append(f.checks[d], &backgroundCheck{req: req, all: buf[width:], write: write, seq: f.seq, pattern: f.pattern})
 	return nil
 }
 
@@ -127,17 +150,16 @@ func (f *File) patternHolds(write bool, all []byte) bool {
 // collective outlives the call or the file. A rank that never posted
 // makes this a timeout, named after op.
 func (f *File) settleChecks(op string) error {
-	for d, chk := range f.checks {
-		if chk == nil {
-			continue
-		}
+	for d, q := range f.checks {
 		f.checks[d] = nil
-		if f.broken != nil {
-			continue // the communicator is unusable: nothing will complete
-		}
-		if err := agree.WaitWithin(f.comm, chk.req, f.cfg.collectiveTimeout, op); err != nil {
-			f.broken = ioerr.Wrap(err, op, f.path, f.rank())
-			return fmt.Errorf("%w (completing the background check of call %d)", f.broken, chk.seq)
+		for _, chk := range q {
+			if f.broken != nil {
+				break // the communicator is unusable: nothing will complete
+			}
+			if err := agree.WaitWithin(f.comm, chk.req, f.cfg.collectiveTimeout, op); err != nil {
+				f.broken = ioerr.Wrap(err, op, f.path, f.rank())
+				return fmt.Errorf("%w (completing the background check of call %d)", f.broken, chk.seq)
+			}
 		}
 	}
 	return nil

@@ -3,6 +3,7 @@ package adio
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -23,15 +24,25 @@ func callKind(reason string) string {
 	return "agreed"
 }
 
-// wantKind is where the calls of one direction stand when every check
-// holds: calls 0 and 1 agree, then a check is posted at each recheck
-// point (17, then 16, 32, 64, 128, 256 calls later, from the second on
-// evaluating the one before), and every other call repeats.
+// recheckPoints are the calls of one direction (from 0) that post a
+// check while every check holds: calls 0 and 1 agree, then a check is
+// posted 16 calls later (call 17), then 32, 64, 128 and 256 calls apart.
+func recheckPoints(upTo int) []int {
+	var points []int
+	for p, step := independentStreak+firstRecheck-1, 2*firstRecheck; p < upTo; p, step = p+step, min(2*step, lastRecheck) {
+		points = append(points, p)
+	}
+	return points
+}
+
+// wantKind is where call i of one direction stands when every check
+// holds: agreed, posting a check (from the ninth on, evaluating the one
+// posted eight points before), or repeating.
 func wantKind(i int) string {
 	switch {
 	case i < independentStreak:
 		return "agreed"
-	case i == 17 || i == 33 || i == 65 || i == 129 || i == 257:
+	case slices.Contains(recheckPoints(i+1), i):
 		return "posted"
 	}
 	return "repeated"
@@ -41,7 +52,7 @@ func wantKind(i int) string {
 // first two waits for the other ranks, the data is right, and a
 // synchronizing call or close completes the last posted check.
 func TestBackgroundRecheck(t *testing.T) {
-	const piece, calls = 8 << 10, 140 // 8 KiB: above the small-piece rule, so independent
+	const piece, calls = 8 << 10, 1700 // 8 KiB: above the small-piece rule, so independent
 	path := tempPath(t, "f")
 	kinds := make([][]string, 4)
 	world(t, 4, func(c comm.Comm) error {
@@ -57,7 +68,7 @@ func TestBackgroundRecheck(t *testing.T) {
 			last, _ := f.Stats()
 			kinds[r] = append(kinds[r], callKind(last.Reason))
 		}
-		if err := f.Sync(); err != nil { // completes the check posted at call 129
+		if err := f.Sync(); err != nil { // completes the checks still posted
 			return err
 		}
 		for i := range calls {
@@ -79,17 +90,17 @@ func TestBackgroundRecheck(t *testing.T) {
 }
 
 // A pattern that changes while calls repeat without communication is
-// caught by the check posted after the change, at the recheck point after
-// that: from there two-phase serves the interleaved small pieces, and the
-// file equals what independent writes give.
+// caught by the check posted after the change, evaluated eight recheck
+// points later: from there two-phase serves the interleaved small pieces,
+// and the file equals what independent writes give.
 func TestBackgroundRecheckSeesNewPattern(t *testing.T) {
-	const switchAt, calls = 40, 140
+	const switchAt, calls = 40, 1800
 	path := tempPath(t, "f")
 	strategies := make([][]string, 4)
 	var want []byte
 	// 4-byte records, one per rank in each 256-byte tile: a call of one
-	// record per rank does not interleave; a call of 64 records per rank
-	// interleaves with data density 1/16, which two-phase serves.
+	// record per rank does not interleave; a call of two records per rank
+	// interleaves with data density 1/32, which two-phase serves.
 	ft := must(layout.Resized(layout.Bytes(4), 0, 256))
 	world(t, 4, func(c comm.Comm) error {
 		r := c.Rank()
@@ -105,7 +116,7 @@ func TestBackgroundRecheckSeesNewPattern(t *testing.T) {
 		for i := range calls {
 			n := int64(4)
 			if i >= switchAt {
-				n = 256
+				n = 8
 			}
 			if _, err := f.WriteAtAll(Bytes(rankData(r+4*i, n)), off); err != nil {
 				return fmt.Errorf("write %d: %w", i, err)
@@ -122,19 +133,23 @@ func TestBackgroundRecheckSeesNewPattern(t *testing.T) {
 		for i := range calls {
 			n := int64(4)
 			if i >= switchAt {
-				n = 256
+				n = 8
 			}
 			want = expected(want, v, off, rankData(r+4*i, n))
 			off += n
 		}
 	}
 	require.Equal(t, want, readFile(t, path)[:len(want)])
-	// The check posted at call 33 (old pattern) holds at 65; the one
-	// posted at 65 (new pattern) is evaluated at 129, which synchronizes.
+	// The check posted at call 17 (old pattern) holds at the ninth point;
+	// the one posted at 49 (new pattern) is evaluated at the tenth, which
+	// synchronizes.
+	points := recheckPoints(calls)
+	require.Equal(t, 49, points[1])
+	caught := points[1+maxChecksInFlight]
 	for r, ss := range strategies {
 		for i, s := range ss {
 			want := "independent"
-			if i >= 129 {
+			if i >= caught {
 				want = "twophase"
 			}
 			require.Equal(t, want, s, "rank %d, write %d", r, i)
@@ -147,7 +162,7 @@ func TestBackgroundRecheckSeesNewPattern(t *testing.T) {
 // recheck point whose evaluated record carries it; the calls in between
 // succeed on the other ranks.
 func TestBackgroundRecheckCarriesError(t *testing.T) {
-	const piece, calls, failAt = 8 << 10, 140, 40
+	const piece, calls, failAt = 8 << 10, 1800, 40
 	path := "faulty:" + tempPath(t, "f")
 	h := map[string]string{"collio_fault": fmt.Sprintf("eio_call=write:%d", failAt+1), "collio_fault_ranks": "2"}
 	errs := make([][]error, 4)
@@ -164,10 +179,10 @@ func TestBackgroundRecheckCarriesError(t *testing.T) {
 		}
 		return f.Close()
 	})
-	// The failure (call 40) is after the check posted at 33, so it rides
-	// on the one posted at 65, evaluated at 129: that call synchronizes
-	// and returns the owed error on every rank.
-	const reported = 129
+	// The failure (call 40) is after the check posted at 17, so it rides
+	// on the one posted at 49, evaluated eight points later: that call
+	// synchronizes and returns the owed error on every rank.
+	reported := recheckPoints(calls)[1+maxChecksInFlight]
 	for r, es := range errs {
 		for i, err := range es {
 			switch {
