@@ -10,17 +10,24 @@
  * With -o N, a third timed phase opens and closes the file N times
  * (MPI_File_open + MPI_File_close, the fixed cost IOR pays per file).
  *
+ * With -z N, N more writes and then N reads of each rank's first piece, the
+ * same page-cache range every time, and the same N times with pwrite and
+ * pread on the file opened by open(2): what a call costs above its system
+ * call, with the data copy's cache misses out of the way.
+ *
  * Output, one line on rank 0 (phase time from the first rank's start to the
  * last rank's end, as IOR measures; microseconds per call = phase time / K;
  * MiB/s over all ranks; rank_write_s/rank_read_s: the slowest rank's own time):
  *   callcost write_us=... read_us=... write_MiBs=... read_MiBs=... bytes=... np=... calls=K B=...
  *   write_s=... read_s=... rank_write_s=... rank_read_s=...
  *   open_us=... (per open+close pair; 0 without -o)
+ *   hot_write_us=... hot_read_us=... pwrite_us=... pread_us=... (slowest rank's mean per call; 0 without -z)
  *
  * Build: mpicc -O2 -Wall -o callcost callcost.c
- * Usage: mpirun -np 4 ./callcost [-c K] [-b B] [-o N] [-f FILE] [-H k=v,k=v] [-k]
+ * Usage: mpirun -np 4 ./callcost [-c K] [-b B] [-o N] [-z N] [-f FILE] [-H k=v,k=v] [-k]
  * Exit status: 0 on success, 1 when a byte read differs, 2 for usage errors;
  * an MPI-IO error aborts the job. */
+#include <fcntl.h>
 #include <stdint.h>
 #include <unistd.h>
 
@@ -29,10 +36,11 @@
 static void usage(void)
 {
 	fprintf(stderr,
-	        "usage: callcost [-c K] [-b B] [-o N] [-f FILE] [-H key=val,...] [-k]\n"
+	        "usage: callcost [-c K] [-b B] [-o N] [-z N] [-f FILE] [-H key=val,...] [-k]\n"
 	        "  -c K      collective calls per phase (default 1000): K writes, then K reads\n"
 	        "  -b B      bytes per call and rank (default 16k; suffix k, m, g)\n"
 	        "  -o N      then time N MPI_File_open + MPI_File_close pairs (default 0)\n"
+	        "  -z N      then N writes and N reads of one piece per rank, and as many pwrite/pread (default 0)\n"
 	        "  -f FILE   file (default ./callcost.dat); removed at the end unless -k\n"
 	        "  -H hints  MPI_Info hints for MPI_File_open, e.g. -H romio_cb_write=disable,romio_cb_read=disable\n"
 	        "  -k        keep the file\n");
@@ -47,7 +55,7 @@ static inline unsigned char byte_at(uint64_t off)
 int main(int argc, char **argv)
 {
 	int rank, np, keep = 0;
-	long long calls = 1000, b = 16 << 10, opens = 0;
+	long long calls = 1000, b = 16 << 10, opens = 0, hot = 0;
 	const char *path = "callcost.dat", *hints = NULL;
 
 	MPI_Init(&argc, &argv);
@@ -55,7 +63,7 @@ int main(int argc, char **argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &np);
 
 	int opt, bad_usage = 0;
-	while ((opt = getopt(argc, argv, "c:b:o:f:H:kh")) != -1) {
+	while ((opt = getopt(argc, argv, "c:b:o:z:f:H:kh")) != -1) {
 		switch (opt) {
 		case 'c':
 			calls = atoll(optarg);
@@ -70,6 +78,11 @@ int main(int argc, char **argv)
 		case 'o':
 			opens = atoll(optarg);
 			if (opens < 0)
+				bad_usage = 1;
+			break;
+		case 'z':
+			hot = atoll(optarg);
+			if (hot < 0)
 				bad_usage = 1;
 			break;
 		case 'f': path = optarg; break;
@@ -134,6 +147,38 @@ int main(int argc, char **argv)
 				        rbuf[i], wbuf[i]);
 			bad++;
 		}
+	/* -z: one page-cache range per rank, through MPI-IO, then the bare
+	 * system calls on it. */
+	double hw = 0, hr = 0, pw = 0, pr = 0;
+	if (hot > 0) {
+		MPI_Barrier(MPI_COMM_WORLD);
+		t0 = MPI_Wtime();
+		for (long long i = 0; i < hot; i++)
+			CHECK(MPI_File_write_at_all(fh, base, wbuf, count, MPI_BYTE, &st), "MPI_File_write_at_all");
+		hw = max_time(MPI_Wtime() - t0) / hot;
+		t0 = MPI_Wtime();
+		for (long long i = 0; i < hot; i++)
+			CHECK(MPI_File_read_at_all(fh, base, rbuf, count, MPI_BYTE, &st), "MPI_File_read_at_all");
+		hr = max_time(MPI_Wtime() - t0) / hot;
+		int fd = open(path, O_RDWR);
+		int ok = fd >= 0;
+		t0 = MPI_Wtime();
+		for (long long i = 0; ok && i < hot; i++)
+			ok = pwrite(fd, wbuf, (size_t)b, (off_t)base) == (ssize_t)b;
+		pw = MPI_Wtime() - t0;
+		t0 = MPI_Wtime();
+		for (long long i = 0; ok && i < hot; i++)
+			ok = pread(fd, rbuf, (size_t)b, (off_t)base) == (ssize_t)b;
+		pr = MPI_Wtime() - t0;
+		if (fd >= 0)
+			close(fd);
+		if (any_failed(!ok)) {
+			if (rank == 0)
+				fprintf(stderr, "callcost: -z: pwrite/pread on %s failed; reporting -1\n", path);
+			pw = pr = -hot * 1e-6;
+		}
+		pw = max_time(pw) / hot, pr = max_time(pr) / hot;
+	}
 	CHECK(MPI_File_close(&fh), "MPI_File_close");
 
 	MPI_Barrier(MPI_COMM_WORLD);
@@ -153,10 +198,12 @@ int main(int argc, char **argv)
 		if (failed)
 			fprintf(stderr, "callcost: verification FAILED\n");
 		printf("callcost write_us=%.2f read_us=%.2f write_MiBs=%.1f read_MiBs=%.1f bytes=%.0f np=%d calls=%lld B=%lld "
-		       "write_s=%.6f read_s=%.6f rank_write_s=%.6f rank_read_s=%.6f open_us=%.2f opens=%lld verified=%s\n",
+		       "write_s=%.6f read_s=%.6f rank_write_s=%.6f rank_read_s=%.6f open_us=%.2f opens=%lld "
+		       "hot_write_us=%.3f hot_read_us=%.3f pwrite_us=%.3f pread_us=%.3f verified=%s\n",
 		       wt / calls * 1e6, rt / calls * 1e6, bytes / MIB / wt, bytes / MIB / rt, bytes, np, calls, b, wt, rt,
 		       wt_rank, rt_rank,
-		       opens > 0 ? ot / opens * 1e6 : 0.0, opens, failed ? "no" : "yes");
+		       opens > 0 ? ot / opens * 1e6 : 0.0, opens, hw * 1e6, hr * 1e6, pw * 1e6, pr * 1e6,
+		       failed ? "no" : "yes");
 		fflush(stdout);
 	}
 	if (info != MPI_INFO_NULL)
