@@ -44,10 +44,7 @@ type rawFile interface {
 // Lane reports whether the next collective calls of this direction may be
 // served outside (see Lane), and how.
 func (f *File) Lane(write bool) (Lane, bool) {
-	if f.usable("") != nil || f.f == nil || f.opFile || f.cached || f.viaServers || f.rec != nil || len(f.pending) > 0 {
-		return Lane{}, false
-	}
-	if (write && !f.mode.canWrite()) || (!write && !f.mode.canRead()) || f.mode&ModeSequential != 0 {
+	if !f.laneFile(write) {
 		return Lane{}, false
 	}
 	calls := int64(-1)
@@ -65,6 +62,36 @@ func (f *File) Lane(write bool) (Lane, bool) {
 	if write && f.sieves(true) && !f.viewsContiguous {
 		return Lane{}, false
 	}
+	l, ok := f.laneView()
+	l.Calls = calls
+	return l, ok
+}
+
+// ReadLane is Lane for independent reads with explicit offsets (ReadAt),
+// which take no lock and need no other rank: the Lane has no call limit.
+// Independent writes get none: they lock their range against other
+// ranks' read-modify-write.
+func (f *File) ReadLane() (Lane, bool) {
+	if !f.laneFile(false) {
+		return Lane{}, false
+	}
+	l, ok := f.laneView()
+	l.Calls = -1
+	return l, ok
+}
+
+// laneFile reports whether the file's state allows a Lane of this
+// direction at all.
+func (f *File) laneFile(write bool) bool {
+	if f.usable("") != nil || f.f == nil || f.opFile || f.cached || f.viaServers || f.rec != nil || len(f.pending) > 0 {
+		return false
+	}
+	return !((write && !f.mode.canWrite()) || (!write && !f.mode.canRead()) || f.mode&ModeSequential != 0)
+}
+
+// laneView is the Lane of the current view and descriptor: a contiguous
+// view, not in atomic mode, on a raw ufs file.
+func (f *File) laneView() (Lane, bool) {
 	f.mu.Lock()
 	v, atomic := f.view, f.atomic
 	f.mu.Unlock()
@@ -80,7 +107,7 @@ func (f *File) Lane(write bool) (Lane, bool) {
 		return Lane{}, false
 	}
 	// oneRunIn's offset for a contiguous filetype.
-	return Lane{FD: fd, Base: v.Disp + v.Filetype.LB(), EtypeSize: v.Etype.Size(), Calls: calls}, true
+	return Lane{FD: fd, Base: v.Disp + v.Filetype.LB(), EtypeSize: v.Etype.Size()}, true
 }
 
 // LaneCalls is what a Lane served since it was handed out.

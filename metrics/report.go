@@ -114,18 +114,28 @@ func (fc *FileCounters) AddFailedCollective(write bool) {
 
 // AddIndependent adds an independent call (failed: it returned an error).
 func (fc *FileCounters) AddIndependent(write bool, bytes, pieces int64, d time.Duration, failed bool) {
-	k := &fc.Kinds[IndependentRead]
-	if write {
-		k = &fc.Kinds[IndependentWrite]
-	}
 	if failed {
-		k.Failed++
+		fc.Kinds[independentKind(write)].Failed++
 		return
 	}
-	k.Calls++
+	fc.AddIndependentCalls(write, 1, bytes, pieces, d)
+}
+
+// AddIndependentCalls adds calls independent calls that succeeded, with
+// their bytes, pieces and time summed.
+func (fc *FileCounters) AddIndependentCalls(write bool, calls, bytes, pieces int64, d time.Duration) {
+	k := &fc.Kinds[independentKind(write)]
+	k.Calls += calls
 	k.Bytes += bytes
 	k.Pieces += pieces
 	k.Total += d
+}
+
+func independentKind(write bool) int {
+	if write {
+		return IndependentWrite
+	}
+	return IndependentRead
 }
 
 // collectiveKind classes a collective call by its operation's name, the

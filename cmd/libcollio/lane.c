@@ -11,12 +11,12 @@
 #include "shim.h"
 
 struct lane {
-	int armed[2];
+	int armed[COLLIO_LANES];
 	int fd;
-	long long base[2], etsize[2], calls_left[2]; /* calls_left < 0: no limit */
-	MPI_Datatype dt[2];
-	long long dtsize[2];
-	struct collio_lane_calls done[2];
+	long long base[COLLIO_LANES], etsize[COLLIO_LANES], calls_left[COLLIO_LANES]; /* calls_left < 0: no limit */
+	MPI_Datatype dt[COLLIO_LANES];
+	long long dtsize[COLLIO_LANES];
+	struct collio_lane_calls done[COLLIO_LANES];
 };
 
 #define SLOTS (1 << 16)
@@ -74,15 +74,16 @@ static long long take(long long *x) { return __atomic_exchange_n(x, 0, __ATOMIC_
 
 void collio_lane_take(uintptr_t h, struct collio_lane_calls *out)
 {
-	memset(out, 0, 2 * sizeof *out);
+	memset(out, 0, COLLIO_LANES * sizeof *out);
 	struct lane **p = slot_of(h);
 	struct lane *l = p != NULL ? __atomic_load_n(p, __ATOMIC_ACQUIRE) : NULL;
 	if (l == NULL)
 		return;
-	for (int d = 0; d < 2; d++) {
+	for (int d = 0; d < COLLIO_LANES; d++) {
 		__atomic_store_n(&l->armed[d], 0, __ATOMIC_RELEASE);
 		out[d].calls = take(&l->done[d].calls);
 		out[d].bytes = take(&l->done[d].bytes);
+		out[d].moved = take(&l->done[d].moved);
 		out[d].ns = take(&l->done[d].ns);
 		out[d].pieces = take(&l->done[d].pieces);
 		out[d].last_bytes = l->done[d].last_bytes;
@@ -113,11 +114,11 @@ int collio_lane_serve(uintptr_t h, int dir, long long off, void *buf, int count,
 		return 0;
 	long long t0 = now_ns();
 	while (got < want) {
-		ssize_t k = dir ? pwrite(l->fd, (const char *)buf + got, (size_t)(want - got), (off_t)(pos + got))
+		ssize_t k = dir == COLLIO_LANE_WRITE_ALL ? pwrite(l->fd, (const char *)buf + got, (size_t)(want - got), (off_t)(pos + got))
 				: pread(l->fd, (char *)buf + got, (size_t)(want - got), (off_t)(pos + got));
 		if (k < 0 && errno == EINTR)
 			continue;
-		if (k < 0 || (k == 0 && dir))
+		if (k < 0 || (k == 0 && dir == COLLIO_LANE_WRITE_ALL))
 			return 0; /* Go redoes the call and reports its error */
 		if (k == 0) {
 			/* End of file: the rest reads as zeros, not counted. */
@@ -132,6 +133,7 @@ int collio_lane_serve(uintptr_t h, int dir, long long off, void *buf, int count,
 	struct collio_lane_calls *c = &l->done[dir];
 	/* Counted as requested, as Go counts a call's bytes. */
 	__atomic_add_fetch(&c->bytes, want, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&c->moved, got, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&c->ns, dt_ns, __ATOMIC_RELAXED);
 	if (want > 0)
 		__atomic_add_fetch(&c->pieces, 1, __ATOMIC_RELAXED);

@@ -16,7 +16,8 @@ import (
 // explicit offset that went through Go, the same calls that would follow
 // it (independent I/O without communication, one system call each) are
 // served in C until Go must see one (a recheck point, another datatype,
-// an error) or Go is entered for anything else on the file.
+// an error) or Go is entered for anything else on the file; likewise
+// independent reads with explicit offsets (adio.File.ReadLane).
 
 // laneEnabled is COLLIO_FAST_LANE (not 0), read once.
 var laneEnabled = C.collio_lane_enabled() != 0
@@ -25,20 +26,23 @@ var laneEnabled = C.collio_lane_enabled() != 0
 // may be served there and the datatype is one C can recognise: a
 // predefined one (never freed, so its handle never means another type)
 // whose data is contiguous from its start.
-func (f *file) armLane(read bool, dt unsafe.Pointer, t *layout.Type) {
+func (f *file) armLane(kind int, dt unsafe.Pointer, t *layout.Type) {
 	if !laneEnabled || t == nil || t.Size() == 0 || !t.IsContiguous() || t.LB() != 0 || t.Extent() != t.Size() ||
 		C.collio_type_is_named(C.MPI_Datatype(dt)) == 0 {
 		return
 	}
-	l, ok := f.f.Lane(!read)
+	var l adio.Lane
+	var ok bool
+	switch kind {
+	case C.COLLIO_LANE_READ_ALL, C.COLLIO_LANE_WRITE_ALL:
+		l, ok = f.f.Lane(kind == C.COLLIO_LANE_WRITE_ALL)
+	case C.COLLIO_LANE_READ:
+		l, ok = f.f.ReadLane()
+	}
 	if !ok {
 		return
 	}
-	dir := C.int(1)
-	if read {
-		dir = 0
-	}
-	C.collio_lane_arm(C.uintptr_t(f.h), dir, C.int(l.FD), C.longlong(l.Base), C.longlong(l.EtypeSize), C.longlong(l.Calls),
+	C.collio_lane_arm(C.uintptr_t(f.h), C.int(kind), C.int(l.FD), C.longlong(l.Base), C.longlong(l.EtypeSize), C.longlong(l.Calls),
 		C.MPI_Datatype(dt), C.longlong(t.Size()))
 	f.laneArmed = true
 }
@@ -50,13 +54,17 @@ func (f *file) takeLane() {
 		return
 	}
 	f.laneArmed = false
-	var got [2]C.struct_collio_lane_calls
+	var got [C.COLLIO_LANES]C.struct_collio_lane_calls
 	C.collio_lane_take(C.uintptr_t(f.h), &got[0])
-	for dir, c := range got {
+	for kind, c := range got {
 		if c.calls == 0 {
 			continue
 		}
-		write := dir == 1
+		if kind == C.COLLIO_LANE_READ {
+			f.stats.counters.AddIndependentCalls(false, int64(c.calls), int64(c.moved), int64(c.pieces), time.Duration(c.ns))
+			continue
+		}
+		write := kind == C.COLLIO_LANE_WRITE_ALL
 		f.f.AddLaneCalls(write, adio.LaneCalls{Calls: int64(c.calls), Bytes: int64(c.bytes), Time: time.Duration(c.ns),
 			LastBytes: int64(c.last_bytes), LastTime: time.Duration(c.last_ns)})
 		sum := f.f.LastCall()

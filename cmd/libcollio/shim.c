@@ -606,8 +606,12 @@ static int blocking(MPI_File fh, const char *name, int op, MPI_Offset off, const
 	long long n = 0;
 	int rc;
 	VIA_COLLIO(name);
-	if ((op & COLLIO_XKIND) == COLLIO_XAT_ALL &&
-	    collio_lane_serve(H(fh), (op & COLLIO_XREAD) ? 0 : 1, (long long)off, (void *)buf, count, dt, &n)) {
+	int lane = -1;
+	if ((op & COLLIO_XKIND) == COLLIO_XAT_ALL)
+		lane = (op & COLLIO_XREAD) ? COLLIO_LANE_READ_ALL : COLLIO_LANE_WRITE_ALL;
+	else if (op == (COLLIO_XAT | COLLIO_XREAD))
+		lane = COLLIO_LANE_READ;
+	if (lane >= 0 && collio_lane_serve(H(fh), lane, (long long)off, (void *)buf, count, dt, &n)) {
 		set_status(st, n);
 		return MPI_SUCCESS;
 	}

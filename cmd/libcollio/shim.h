@@ -72,18 +72,26 @@ int collio_info_fint(MPI_Info info);
 /* MPI_Comm_group of the file's communicator. */
 int collio_comm_group(MPI_Comm comm, MPI_Group *group);
 
-/* The fast lane (lane.c): collective transfers with explicit offsets that
- * collio would serve with one pread or pwrite and no communication are
- * served in C, without entering Go. Go arms a direction after a transfer
- * it made (adio.File.Lane says what the next calls would do) and takes
- * the lane back, with what it served, at the start of every Go call on
- * the file. Directions: 0 reads, 1 writes. */
+/* The fast lane (lane.c): transfers with explicit offsets that collio
+ * would serve with one pread or pwrite and no communication are served in
+ * C, without entering Go. Go arms a kind after a transfer it made
+ * (adio.File.Lane and ReadLane say what the next calls would do) and
+ * takes the lane back, with what it served, at the start of every Go call
+ * on the file. Kinds: */
+enum {
+	COLLIO_LANE_READ_ALL = 0,  /* MPI_File_read_at_all */
+	COLLIO_LANE_WRITE_ALL = 1, /* MPI_File_write_at_all */
+	COLLIO_LANE_READ = 2,      /* MPI_File_read_at */
+	COLLIO_LANES = 3
+};
+/* bytes: as requested (how collective calls are counted); moved: as read
+ * (independent calls). */
 struct collio_lane_calls {
-	long long calls, bytes, ns, last_bytes, last_ns, pieces;
+	long long calls, bytes, moved, ns, last_bytes, last_ns, pieces;
 };
 void collio_lane_arm(uintptr_t h, int dir, int fd, long long base, long long etsize, long long calls,
 		     MPI_Datatype dt, long long dtsize);
-/* Disarms both directions and moves their counts into out[2]. */
+/* Disarms every kind and moves their counts into out[COLLIO_LANES]. */
 void collio_lane_take(uintptr_t h, struct collio_lane_calls *out);
 /* Serves one transfer if the lane is armed for it: 1 and the bytes moved
  * in *n, or 0 to go through Go (which then also reports any error). */

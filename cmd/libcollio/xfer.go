@@ -180,8 +180,14 @@ func (f *file) xfer(op int, off int64, buf unsafe.Pointer, count int64, dt unsaf
 	if local != nil {
 		return 0, local
 	}
-	if err == nil && kind == C.COLLIO_XAT_ALL && !split {
-		f.armLane(read, dt, acc.MemType)
+	switch {
+	case err != nil || split:
+	case kind == C.COLLIO_XAT_ALL && read:
+		f.armLane(C.COLLIO_LANE_READ_ALL, dt, acc.MemType)
+	case kind == C.COLLIO_XAT_ALL:
+		f.armLane(C.COLLIO_LANE_WRITE_ALL, dt, acc.MemType)
+	case kind == C.COLLIO_XAT && read:
+		f.armLane(C.COLLIO_LANE_READ, dt, acc.MemType)
 	}
 	if err == nil && split {
 		f.split.active, f.split.op, f.split.n = true, op&^C.COLLIO_XSPLIT, n

@@ -1,6 +1,6 @@
-/* lane: many small collective transfers with explicit offsets, the calls
- * libcollio serves in C once Go has armed its fast lane (lane.c), mixed
- * with what must end the lane: another datatype, a new view, a view with
+/* lane: many small collective transfers with explicit offsets, and
+ * independent reads, the calls libcollio serves in C once Go has armed its
+ * fast lane (lane.c), mixed with what must end the lane: another datatype, a new view, a view with
  * holes, reads past the end of file, and (collio only) a write the file
  * size limit refuses. Files: cbd.dat (romio_cb_write/read=disable) and
  * auto.dat (automatic choice: rechecks every 16 to 256 calls).
@@ -66,6 +66,22 @@ static void phase(MPI_File fh, MPI_Offset first, MPI_Datatype dt, int esize, MPI
 	}
 }
 
+/* indep: the first phase's pieces again, with independent reads. */
+static void indep(MPI_File fh)
+{
+	unsigned char w[BLK], r[BLK];
+	MPI_Status st;
+	int got;
+	for (int i = 0; i < K; i++) {
+		fill(w, BLK, i);
+		memset(r, 0xee, BLK);
+		CHECK(MPI_File_read_at(fh, ((MPI_Offset)i * t_size + t_rank) * BLK, r, BLK, MPI_BYTE, &st));
+		CHECK(MPI_Get_count(&st, MPI_BYTE, &got));
+		EXPECT(got == BLK && memcmp(r, w, BLK) == 0, "independent read %d: count %d, data %s", i, got,
+		       memcmp(r, w, BLK) ? "differs" : "equal");
+	}
+}
+
 /* past_eof: reads that end past the end of the file return what is there
  * (counted under collio only: OMPIO's status counts what was asked). */
 static void past_eof(MPI_File fh)
@@ -88,6 +104,10 @@ static void expect_calls(MPI_File fh, long long writes, long long wbytes, long l
 {
 	collio_stats s;
 	CHECK(collio_file_stats(fh, &s));
+	EXPECT(s.independent_read.calls == K && s.independent_read.bytes == (long long)K * BLK &&
+		       s.independent_read.pieces == K,
+	       "independent reads %lld (%lld bytes, %lld pieces), want %d (%lld bytes)", s.independent_read.calls,
+	       s.independent_read.bytes, s.independent_read.pieces, K, (long long)K * BLK);
 	EXPECT(s.collective_write.calls == writes && s.collective_write.bytes == wbytes && s.collective_write.failed == 0,
 	       "collective writes %lld (%lld bytes, %lld failed), want %lld (%lld bytes)", s.collective_write.calls,
 	       s.collective_write.bytes, s.collective_write.failed, writes, wbytes);
@@ -140,6 +160,7 @@ int main(int argc, char **argv)
 		long long calls = 0, bytes = 0;
 		phase(fh, 0, MPI_BYTE, 1, 1);
 		calls += K, bytes += (long long)K * BLK;
+		indep(fh);
 		phase(fh, (MPI_Offset)K * t_size * BLK, MPI_DOUBLE, 8, 1); /* another datatype */
 		calls += K, bytes += (long long)K * BLK;
 		/* A new view: displacement 4 KiB past the data, etype int. */
