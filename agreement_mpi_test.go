@@ -130,7 +130,7 @@ func TestDeferredMismatchAtSync(t *testing.T) {
 // of one direction chose independent I/O, the following calls skip the
 // entry Allgather, and a call posts its entry record in the background
 // after 16 calls, then 32, 64, ... calls later (each evaluating the one
-// posted eight before). The data is checked, a mismatch made while skipping is
+// posted two before). The data is checked, a mismatch made while skipping is
 // reported at the next sync, and a new view starts the learning again.
 func TestAutomaticRepeatsIndependent(t *testing.T) {
 	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
@@ -204,10 +204,10 @@ func TestBackgroundCheckCarriesErrorUnderMPI(t *testing.T) {
 			t.Skip("needs two ranks")
 		}
 		const piece, failAt = 8 << 10, 40
-		// Checks are posted at calls 17, 49, 113, 241, 497, then every 256
-		// calls (0-based); the failure at call 40 rides on 49's, which the
-		// eighth point after it, call 1777, evaluates.
-		const reported = 1777
+		// Checks are posted at calls 17, 49, 113, 241, ... (0-based); the
+		// failure at call 40 rides on 49's, which the second point after
+		// it, call 241, evaluates.
+		const reported = 241
 		path := "faulty:" + filepath.Join(mpitest.TempDir(t, c), "f")
 		h := collio.Hints{"collio_fault": fmt.Sprintf("eio_call=write:%d", failAt+1), "collio_fault_ranks": strconv.Itoa(p - 1),
 			"collio_collective_timeout": "15"}

@@ -194,7 +194,7 @@ var cbDisabledReason = [2]string{
 const (
 	independentStreak = 2
 	firstRecheck      = 16
-	lastRecheck       = 256
+	lastRecheck       = 1024
 )
 
 // learn records whether the automatic choice of an agreed call was

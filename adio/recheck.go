@@ -40,9 +40,9 @@ type backgroundCheck struct {
 // earlier point yet. With one, on shared cores, a rank waited at almost
 // every recheck point for ranks the scheduler had kept off the core.
 // checkBytesInFlight caps the records' memory (14 words per rank and
-// check): eight checks up to 4681 ranks, fewer beyond.
+// check): two checks up to 18724 ranks, one beyond.
 const (
-	maxChecksInFlight  = 8
+	maxChecksInFlight  = 2
 	checkBytesInFlight = 4 << 20
 )
 
@@ -98,7 +98,7 @@ func (f *File) postCheck(op string, write bool, v View, a Access, off int64) err
 	mine, local := f.ownRecord(op, v, a, off, nil)
 	mine.bad = local != nil || f.owed != nil
 	const width = 8 * entryWords
-	buf := make([]byte, width*(1+f.comm.Size())) // one per recheck: 16 to 256 calls apart
+	buf := make([]byte, width*(1+f.comm.Size())) // one per recheck: 16 to lastRecheck calls apart
 	mine.encode(buf[:width])
 	req, err := f.comm.Iallgather(buf[:width], buf[width:])
 	if err != nil {

@@ -26,7 +26,7 @@ func callKind(reason string) string {
 
 // recheckPoints are the calls of one direction (from 0) that post a
 // check while every check holds: calls 0 and 1 agree, then a check is
-// posted 16 calls later (call 17), then 32, 64, 128 and 256 calls apart.
+// posted 16 calls later (call 17), then 32, 64, ... and lastRecheck calls apart.
 func recheckPoints(upTo int) []int {
 	var points []int
 	for p, step := independentStreak+firstRecheck-1, 2*firstRecheck; p < upTo; p, step = p+step, min(2*step, lastRecheck) {
@@ -36,8 +36,8 @@ func recheckPoints(upTo int) []int {
 }
 
 // wantKind is where call i of one direction stands when every check
-// holds: agreed, posting a check (from the ninth on, evaluating the one
-// posted eight points before), or repeating.
+// holds: agreed, posting a check (from the third on, evaluating the one
+// posted two points before), or repeating.
 func wantKind(i int) string {
 	switch {
 	case i < independentStreak:
@@ -90,7 +90,7 @@ func TestBackgroundRecheck(t *testing.T) {
 }
 
 // A pattern that changes while calls repeat without communication is
-// caught by the check posted after the change, evaluated eight recheck
+// caught by the check posted after the change, evaluated two recheck
 // points later: from there two-phase serves the interleaved small pieces,
 // and the file equals what independent writes give.
 func TestBackgroundRecheckSeesNewPattern(t *testing.T) {
@@ -140,8 +140,8 @@ func TestBackgroundRecheckSeesNewPattern(t *testing.T) {
 		}
 	}
 	require.Equal(t, want, readFile(t, path)[:len(want)])
-	// The check posted at call 17 (old pattern) holds at the ninth point;
-	// the one posted at 49 (new pattern) is evaluated at the tenth, which
+	// The check posted at call 17 (old pattern) holds at the third point;
+	// the one posted at 49 (new pattern) is evaluated at the fourth, which
 	// synchronizes.
 	points := recheckPoints(calls)
 	require.Equal(t, 49, points[1])
@@ -180,7 +180,7 @@ func TestBackgroundRecheckCarriesError(t *testing.T) {
 		return f.Close()
 	})
 	// The failure (call 40) is after the check posted at 17, so it rides
-	// on the one posted at 49, evaluated eight points later: that call
+	// on the one posted at 49, evaluated two points later: that call
 	// synchronizes and returns the owed error on every rank.
 	reported := recheckPoints(calls)[1+maxChecksInFlight]
 	for r, es := range errs {
