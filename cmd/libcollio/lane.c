@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -12,6 +13,7 @@
 
 struct lane {
 	int armed[COLLIO_LANES];
+	int busy; /* calls inside collio_lane_serve: take waits for them */
 	int fd;
 	long long base[COLLIO_LANES], etsize[COLLIO_LANES], calls_left[COLLIO_LANES]; /* calls_left < 0: no limit */
 	MPI_Datatype dt[COLLIO_LANES];
@@ -79,8 +81,14 @@ void collio_lane_take(uintptr_t h, struct collio_lane_calls *out)
 	struct lane *l = p != NULL ? __atomic_load_n(p, __ATOMIC_ACQUIRE) : NULL;
 	if (l == NULL)
 		return;
+	for (int d = 0; d < COLLIO_LANES; d++)
+		__atomic_store_n(&l->armed[d], 0, __ATOMIC_SEQ_CST);
+	/* A call already past its check finishes before Go goes on (and
+	 * perhaps closes the descriptor): only a program using the file on
+	 * another thread meanwhile, which MPI forbids for close, waits here. */
+	while (__atomic_load_n(&l->busy, __ATOMIC_SEQ_CST) > 0)
+		sched_yield();
 	for (int d = 0; d < COLLIO_LANES; d++) {
-		__atomic_store_n(&l->armed[d], 0, __ATOMIC_RELEASE);
 		out[d].calls = take(&l->done[d].calls);
 		out[d].bytes = take(&l->done[d].bytes);
 		out[d].moved = take(&l->done[d].moved);
@@ -98,11 +106,24 @@ static long long now_ns(void)
 	return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
+static int serve(struct lane *l, int dir, long long off, void *buf, int count, MPI_Datatype dt, long long *n);
+
 int collio_lane_serve(uintptr_t h, int dir, long long off, void *buf, int count, MPI_Datatype dt, long long *n)
 {
 	struct lane **p = slot_of(h);
 	struct lane *l = p != NULL ? __atomic_load_n(p, __ATOMIC_ACQUIRE) : NULL;
-	if (l == NULL || !__atomic_load_n(&l->armed[dir], __ATOMIC_ACQUIRE) || dt != l->dt[dir] || l->calls_left[dir] == 0)
+	if (l == NULL)
+		return 0;
+	/* busy before armed, as take clears armed before it reads busy. */
+	__atomic_add_fetch(&l->busy, 1, __ATOMIC_SEQ_CST);
+	int served = __atomic_load_n(&l->armed[dir], __ATOMIC_SEQ_CST) && serve(l, dir, off, buf, count, dt, n);
+	__atomic_sub_fetch(&l->busy, 1, __ATOMIC_RELEASE);
+	return served;
+}
+
+static int serve(struct lane *l, int dir, long long off, void *buf, int count, MPI_Datatype dt, long long *n)
+{
+	if (dt != l->dt[dir] || l->calls_left[dir] == 0)
 		return 0;
 	long long size = l->dtsize[dir], et = l->etsize[dir];
 	if (off < 0 || count < 0 || et <= 0 || off > (LLONG_MAX - l->base[dir]) / et)

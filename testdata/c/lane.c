@@ -1,6 +1,7 @@
 /* lane: many small collective transfers with explicit offsets, and
  * independent reads, the calls libcollio serves in C once Go has armed its
- * fast lane (lane.c), mixed with what must end the lane: another datatype, a new view, a view with
+ * fast lane (lane.c), mixed with what must end the lane (also from another
+ * thread, while independent reads run): another datatype, a new view, a view with
  * holes, reads past the end of file, and (collio only) a write the file
  * size limit refuses. Files: cbd.dat (romio_cb_write/read=disable) and
  * auto.dat (automatic choice: rechecks every 16 to 256 calls).
@@ -10,6 +11,7 @@
  * and with COLLIO_FAST_LANE=0, and compares the files with the host
  * MPI-IO's. */
 #include "t.h"
+#include <pthread.h>
 #include <signal.h>
 #include <sys/resource.h>
 #ifdef T_LINKED
@@ -82,6 +84,37 @@ static void indep(MPI_File fh)
 	}
 }
 
+/* Independent reads on one thread while another keeps entering Go on the
+ * same file (MPI_File_get_size takes the lane back each time): every read
+ * is right and, linked, every one is counted. */
+#define RACE 2000
+static volatile int race_done;
+
+static void *sizes(void *arg)
+{
+	MPI_File fh = *(MPI_File *)arg;
+	MPI_Offset size;
+	while (!race_done)
+		CHECK(MPI_File_get_size(fh, &size));
+	return NULL;
+}
+
+static void race(MPI_File fh)
+{
+	pthread_t th;
+	race_done = 0;
+	EXPECT(pthread_create(&th, NULL, sizes, &fh) == 0, "pthread_create");
+	for (int n = 0; n < RACE; n++) {
+		unsigned char w[BLK], r[BLK];
+		int i = n % K;
+		fill(w, BLK, i);
+		CHECK(MPI_File_read_at(fh, ((MPI_Offset)i * t_size + t_rank) * BLK, r, BLK, MPI_BYTE, MPI_STATUS_IGNORE));
+		EXPECT(memcmp(r, w, BLK) == 0, "read %d beside get_size: data differs", n);
+	}
+	race_done = 1;
+	pthread_join(th, NULL);
+}
+
 /* past_eof: reads that end past the end of the file return what is there
  * (counted under collio only: OMPIO's status counts what was asked). */
 static void past_eof(MPI_File fh)
@@ -104,10 +137,10 @@ static void expect_calls(MPI_File fh, long long writes, long long wbytes, long l
 {
 	collio_stats s;
 	CHECK(collio_file_stats(fh, &s));
-	EXPECT(s.independent_read.calls == K && s.independent_read.bytes == (long long)K * BLK &&
-		       s.independent_read.pieces == K,
-	       "independent reads %lld (%lld bytes, %lld pieces), want %d (%lld bytes)", s.independent_read.calls,
-	       s.independent_read.bytes, s.independent_read.pieces, K, (long long)K * BLK);
+	const long long n = K + RACE;
+	EXPECT(s.independent_read.calls == n && s.independent_read.bytes == n * BLK && s.independent_read.pieces == n,
+	       "independent reads %lld (%lld bytes, %lld pieces), want %lld (%lld bytes)", s.independent_read.calls,
+	       s.independent_read.bytes, s.independent_read.pieces, n, n * BLK);
 	EXPECT(s.collective_write.calls == writes && s.collective_write.bytes == wbytes && s.collective_write.failed == 0,
 	       "collective writes %lld (%lld bytes, %lld failed), want %lld (%lld bytes)", s.collective_write.calls,
 	       s.collective_write.bytes, s.collective_write.failed, writes, wbytes);
@@ -154,13 +187,16 @@ static void too_big(const char *dir)
 
 int main(int argc, char **argv)
 {
-	const char *dir = t_init(&argc, &argv, "lane");
+	int provided;
+	const char *dir = t_init_thread(&argc, &argv, "lane", MPI_THREAD_MULTIPLE, &provided);
+	EXPECT(provided == MPI_THREAD_MULTIPLE, "MPI_THREAD_MULTIPLE not provided (%d)", provided);
 	for (int f = 0; f < 2; f++) {
 		MPI_File fh = open_file(dir, f ? "auto.dat" : "cbd.dat", !f);
 		long long calls = 0, bytes = 0;
 		phase(fh, 0, MPI_BYTE, 1, 1);
 		calls += K, bytes += (long long)K * BLK;
 		indep(fh);
+		race(fh);
 		phase(fh, (MPI_Offset)K * t_size * BLK, MPI_DOUBLE, 8, 1); /* another datatype */
 		calls += K, bytes += (long long)K * BLK;
 		/* A new view: displacement 4 KiB past the data, etype int. */

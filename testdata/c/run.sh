@@ -43,8 +43,8 @@ cc $cflags -o "$build/ioserver" "$here/ioserver.c" $(pkg-config --cflags --libs 
 mpicc $cflags -o "$build/errors.host" "$here/errors.c" -ldl -lpthread || fail "compile errors"
 cc $cflags -o "$build/errors.collio" "$here/errors.c" $(pkg-config --cflags --libs collio) -ldl -lpthread ||
 	fail "compile errors against collio"
-mpicc $cflags -o "$build/lane.host" "$here/lane.c" -ldl || fail "compile lane"
-cc $cflags -DT_LINKED -o "$build/lane.collio" "$here/lane.c" $(pkg-config --cflags --libs collio) -ldl ||
+mpicc $cflags -o "$build/lane.host" "$here/lane.c" -ldl -lpthread || fail "compile lane"
+cc $cflags -DT_LINKED -o "$build/lane.collio" "$here/lane.c" $(pkg-config --cflags --libs collio) -ldl -lpthread ||
 	fail "compile lane against collio"
 mpicc $cflags -o "$build/stats.host" "$here/stats.c" -ldl || fail "compile stats"
 cc $cflags -DT_LINKED -o "$build/stats.collio" "$here/stats.c" $(pkg-config --cflags --libs collio) -ldl ||
