@@ -45,7 +45,7 @@ static struct lane **slot_of(uintptr_t h)
 	return &lanes[(h - base) / SLOT_BYTES];
 }
 
-void collio_lane_arm(uintptr_t h, int dir, int fd, long long base, long long etsize, long long calls,
+void collio_lane_arm(uintptr_t h, int kind, int fd, long long base, long long etsize, long long calls,
 		     MPI_Datatype dt, long long dtsize)
 {
 	struct lane **p = slot_of(h);
@@ -64,12 +64,12 @@ void collio_lane_arm(uintptr_t h, int dir, int fd, long long base, long long ets
 			return;
 	}
 	l->fd = fd;
-	l->base[dir] = base;
-	l->etsize[dir] = etsize;
-	l->calls_left[dir] = calls;
-	l->dt[dir] = dt;
-	l->dtsize[dir] = dtsize;
-	__atomic_store_n(&l->armed[dir], 1, __ATOMIC_RELEASE);
+	l->base[kind] = base;
+	l->etsize[kind] = etsize;
+	l->calls_left[kind] = calls;
+	l->dt[kind] = dt;
+	l->dtsize[kind] = dtsize;
+	__atomic_store_n(&l->armed[kind], 1, __ATOMIC_RELEASE);
 }
 
 static long long take(long long *x) { return __atomic_exchange_n(x, 0, __ATOMIC_ACQ_REL); }
@@ -106,9 +106,9 @@ static long long now_ns(void)
 	return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
-static int serve(struct lane *l, int dir, long long off, void *buf, int count, MPI_Datatype dt, long long *n);
+static int serve(struct lane *l, int kind, long long off, void *buf, int count, MPI_Datatype dt, long long *n);
 
-int collio_lane_serve(uintptr_t h, int dir, long long off, void *buf, int count, MPI_Datatype dt, long long *n)
+int collio_lane_serve(uintptr_t h, int kind, long long off, void *buf, int count, MPI_Datatype dt, long long *n)
 {
 	struct lane **p = slot_of(h);
 	struct lane *l = p != NULL ? __atomic_load_n(p, __ATOMIC_ACQUIRE) : NULL;
@@ -116,30 +116,31 @@ int collio_lane_serve(uintptr_t h, int dir, long long off, void *buf, int count,
 		return 0;
 	/* busy before armed, as take clears armed before it reads busy. */
 	__atomic_add_fetch(&l->busy, 1, __ATOMIC_SEQ_CST);
-	int served = __atomic_load_n(&l->armed[dir], __ATOMIC_SEQ_CST) && serve(l, dir, off, buf, count, dt, n);
+	int served = __atomic_load_n(&l->armed[kind], __ATOMIC_SEQ_CST) && serve(l, kind, off, buf, count, dt, n);
 	__atomic_sub_fetch(&l->busy, 1, __ATOMIC_RELEASE);
 	return served;
 }
 
-static int serve(struct lane *l, int dir, long long off, void *buf, int count, MPI_Datatype dt, long long *n)
+static int serve(struct lane *l, int kind, long long off, void *buf, int count, MPI_Datatype dt, long long *n)
 {
-	if (dt != l->dt[dir] || l->calls_left[dir] == 0)
+	if (dt != l->dt[kind] || l->calls_left[kind] == 0)
 		return 0;
-	long long size = l->dtsize[dir], et = l->etsize[dir];
-	if (off < 0 || count < 0 || et <= 0 || off > (LLONG_MAX - l->base[dir]) / et)
+	long long size = l->dtsize[kind], et = l->etsize[kind];
+	if (off < 0 || count < 0 || et <= 0 || off > (LLONG_MAX - l->base[kind]) / et)
 		return 0; /* Go names the problem */
-	long long want = (long long)count * size, pos = l->base[dir] + off * et, got = 0;
+	long long want = (long long)count * size, pos = l->base[kind] + off * et, got = 0;
 	if (want > 0 && buf == NULL)
 		return 0;
 	if (pos > LLONG_MAX - want)
 		return 0;
 	long long t0 = now_ns();
 	while (got < want) {
-		ssize_t k = dir == COLLIO_LANE_WRITE_ALL ? pwrite(l->fd, (const char *)buf + got, (size_t)(want - got), (off_t)(pos + got))
-				: pread(l->fd, (char *)buf + got, (size_t)(want - got), (off_t)(pos + got));
+		size_t left = (size_t)(want - got);
+		ssize_t k = kind == COLLIO_LANE_WRITE_ALL ? pwrite(l->fd, (const char *)buf + got, left, (off_t)(pos + got))
+							  : pread(l->fd, (char *)buf + got, left, (off_t)(pos + got));
 		if (k < 0 && errno == EINTR)
 			continue;
-		if (k < 0 || (k == 0 && dir == COLLIO_LANE_WRITE_ALL))
+		if (k < 0 || (k == 0 && kind == COLLIO_LANE_WRITE_ALL))
 			return 0; /* Go redoes the call and reports its error */
 		if (k == 0) {
 			/* End of file: the rest reads as zeros, not counted. */
@@ -149,9 +150,9 @@ static int serve(struct lane *l, int dir, long long off, void *buf, int count, M
 		got += k;
 	}
 	long long dt_ns = now_ns() - t0;
-	if (l->calls_left[dir] > 0)
-		l->calls_left[dir]--;
-	struct collio_lane_calls *c = &l->done[dir];
+	if (l->calls_left[kind] > 0)
+		l->calls_left[kind]--;
+	struct collio_lane_calls *c = &l->done[kind];
 	/* Counted as requested, as Go counts a call's bytes. */
 	__atomic_add_fetch(&c->bytes, want, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&c->moved, got, __ATOMIC_RELAXED);

@@ -89,13 +89,13 @@ enum {
 struct collio_lane_calls {
 	long long calls, bytes, moved, ns, last_bytes, last_ns, pieces;
 };
-void collio_lane_arm(uintptr_t h, int dir, int fd, long long base, long long etsize, long long calls,
+void collio_lane_arm(uintptr_t h, int kind, int fd, long long base, long long etsize, long long calls,
 		     MPI_Datatype dt, long long dtsize);
 /* Disarms every kind and moves their counts into out[COLLIO_LANES]. */
 void collio_lane_take(uintptr_t h, struct collio_lane_calls *out);
 /* Serves one transfer if the lane is armed for it: 1 and the bytes moved
  * in *n, or 0 to go through Go (which then also reports any error). */
-int collio_lane_serve(uintptr_t h, int dir, long long off, void *buf, int count, MPI_Datatype dt, long long *n);
+int collio_lane_serve(uintptr_t h, int kind, long long off, void *buf, int count, MPI_Datatype dt, long long *n);
 int collio_lane_enabled(void);
 
 #endif
