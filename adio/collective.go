@@ -63,8 +63,7 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 	f.last = metrics.Call{Op: op, Bytes: a.Size()}
 	off := offset()
 	v := f.View()
-	f.seq++
-	f.digest = f.digest*1099511628211 + uint64(direction(write)) + 1 // by direction (opCodes[op]%2): the forms may mix
+	f.stepCall(write)
 	f.recordCall(op, v, a, off)
 	if reason, ok := f.noAgreement(write); ok {
 		return f.unsynchronized(op, write, reason, v, a, off, advance, start)
@@ -232,12 +231,36 @@ func recheckAfter(streak int) int {
 // (recheckInBackground), at most (maxChecksInFlight+1)*lastRecheck-1
 // calls later.
 func (f *File) repeatsIndependent(write bool) (string, bool) {
-	d := direction(write)
-	if f.streak[d] < independentStreak || f.skipped[d] >= recheckAfter(f.streak[d])-1 {
+	if f.repeatsLeft(write) <= 0 {
 		return "", false
 	}
-	f.skipped[d]++
+	f.skipped[direction(write)]++
 	return repeatReason, true
+}
+
+// repeatsLeft is how many calls of this direction from here on repeat
+// the learned choice before the next recheck point (0: this call does not).
+func (f *File) repeatsLeft(write bool) int {
+	d := direction(write)
+	if f.streak[d] < independentStreak {
+		return 0
+	}
+	return max(recheckAfter(f.streak[d])-1-f.skipped[d], 0)
+}
+
+// stepCall counts a collective call of this direction in the sequence and
+// digest every rank keeps (by direction, opCodes[op]%2: the explicit-offset
+// and file-pointer forms may mix).
+func (f *File) stepCall(write bool) {
+	f.seq++
+	f.digest = f.digest*1099511628211 + uint64(direction(write)) + 1
+}
+
+// unsyncWritesAlone reports whether writes that run without inter-rank
+// communication need no byte-range lock: no rank may read-modify-write
+// (no sieving of writes, or every rank's view contiguous).
+func (f *File) unsyncWritesAlone() bool {
+	return !f.sieves(true) || f.viewsContiguous
 }
 
 // repeatReason is the reason COLLIO_STATS and Stats show for those calls;
@@ -269,7 +292,7 @@ func (f *File) unsynchronized(op string, write bool, reason string, v View, a Ac
 	var n int64
 	var err error
 	if write {
-		n, err = f.writeAt(op, v, a, off, !f.sieves(true) || f.viewsContiguous)
+		n, err = f.writeAt(op, v, a, off, f.unsyncWritesAlone())
 	} else {
 		n, err = f.readAt(op, v, a, off)
 	}

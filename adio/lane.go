@@ -49,18 +49,12 @@ func (f *File) Lane(write bool) (Lane, bool) {
 	}
 	calls := int64(-1)
 	if _, ok := f.noAgreement(write); !ok {
-		d := direction(write)
-		if f.streak[d] < independentStreak {
-			return Lane{}, false
-		}
-		calls = int64(recheckAfter(f.streak[d]) - 1 - f.skipped[d])
-		if calls <= 0 {
+		if calls = int64(f.repeatsLeft(write)); calls == 0 {
 			return Lane{}, false
 		}
 	}
-	// writeAt's lock rule: no byte-range lock where no rank sieves.
-	if write && f.sieves(true) && !f.viewsContiguous {
-		return Lane{}, false
+	if write && !f.unsyncWritesAlone() {
+		return Lane{}, false // such writes lock their range
 	}
 	l, ok := f.laneView()
 	l.Calls = calls
@@ -122,27 +116,30 @@ type LaneCalls struct {
 // AddLaneCalls records calls a Lane of this direction served as if they
 // had been made here: the sequence and digest every rank steps, the
 // count towards the next recheck point, and the metrics (Stats, LastCall).
-func (f *File) AddLaneCalls(write bool, n LaneCalls) {
-	if n.Calls <= 0 {
-		return
-	}
-	d := direction(write)
-	reason, ok := f.noAgreement(write)
-	if !ok {
-		reason = repeatReason
-		f.skipped[d] += int(n.Calls)
-	}
-	for range n.Calls {
-		f.seq++
-		f.digest = f.digest*1099511628211 + uint64(d) + 1
-	}
+// It returns their sum, described as each call would be.
+func (f *File) AddLaneCalls(write bool, n LaneCalls) metrics.Call {
 	op := "read_at_all"
 	if write {
 		op = "write_at_all"
 	}
+	reason, ok := f.noAgreement(write)
+	if !ok {
+		reason = repeatReason
+		f.skipped[direction(write)] += int(n.Calls)
+	}
+	sum := metrics.Call{Op: op, Strategy: hints.StrategyIndependent, Reason: reason,
+		Bytes: n.Bytes, IO: n.Time, IOWait: n.Time, Total: n.Time}
+	if n.Calls <= 0 {
+		return sum
+	}
+	for range n.Calls {
+		f.stepCall(write)
+	}
+	last := sum
+	last.Bytes, last.IO, last.IOWait, last.Total = n.LastBytes, n.LastTime, n.LastTime, n.LastTime
 	f.mu.Lock()
-	f.last = metrics.Call{Op: op, Strategy: hints.StrategyIndependent, Reason: reason,
-		Bytes: n.LastBytes, IO: n.LastTime, IOWait: n.LastTime, Total: n.LastTime}
-	f.total.Add(metrics.Call{Bytes: n.Bytes, IO: n.Time, IOWait: n.Time, Total: n.Time})
+	f.last = last
+	f.total.Add(sum)
 	f.mu.Unlock()
+	return sum
 }

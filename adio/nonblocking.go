@@ -137,8 +137,7 @@ func (f *File) start(op string, write bool, a Access, offset func() int64, advan
 	// The operation File makes the call's ordinary sequence and digest
 	// step; the parent steps alike, so its synchronizing calls count it.
 	seq, digest := f.seq, f.digest
-	f.seq++
-	f.digest = f.digest*1099511628211 + uint64(opCodes[blockingOp(op)]%2) + 1
+	f.stepCall(write)
 	slot := &f.slots[seq%opSlots]
 	if slot.comm == nil {
 		// Collective: every rank starts its operations in the same order,

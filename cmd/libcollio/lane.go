@@ -65,10 +65,8 @@ func (f *file) takeLane() {
 			continue
 		}
 		write := kind == C.COLLIO_LANE_WRITE_ALL
-		f.f.AddLaneCalls(write, adio.LaneCalls{Calls: int64(c.calls), Bytes: int64(c.bytes), Time: time.Duration(c.ns),
+		sum := f.f.AddLaneCalls(write, adio.LaneCalls{Calls: int64(c.calls), Bytes: int64(c.bytes), Time: time.Duration(c.ns),
 			LastBytes: int64(c.last_bytes), LastTime: time.Duration(c.last_ns)})
-		sum := f.f.LastCall()
-		sum.Bytes, sum.IO, sum.IOWait, sum.Total = int64(c.bytes), time.Duration(c.ns), time.Duration(c.ns), time.Duration(c.ns)
 		f.stats.addLaneCalls(sum, int64(c.calls), int64(c.pieces))
 	}
 }
