@@ -90,6 +90,26 @@ func TestChooseStrategy(t *testing.T) {
 		name, reason, _ := chooseStrategy(ptr(newConfig(h)), situation{write: true, ranges: all, nodes: 1, sieve: true, bytes: 1000})
 		require.Equal(t, tc.want, name, "%d ranks: %s", tc.ranks, reason)
 	}
+	// The reason says whether sieving will merge anything: with
+	// romio_ds_* automatic, pieces of 32 KiB and more are moved alone.
+	quarter := make([]coll.Range, 4)
+	for r := range quarter {
+		quarter[r] = coll.Range{Start: int64(r), End: 1000 + int64(r)}
+	}
+	dsEnable, _ := hints.Resolve(map[string]string{"romio_ds_read": "enable"}, hints.Options{Getenv: func(string) string { return "" }})
+	for _, tc := range []struct {
+		h      *hints.Set
+		pieces int64
+		want   string
+	}{
+		{h, 100, "with data sieving of the pieces under 32 KiB (automatic)"},
+		{h, 2, "moving its pieces (128000 bytes on average) alone: automatic data sieving merges pieces under 32 KiB"},
+		{dsEnable, 2, "with data sieving"},
+	} {
+		name, reason, _ := chooseStrategy(ptr(newConfig(tc.h)), situation{ranges: quarter, nodes: 1, sieve: true, bytes: 256000, pieces: tc.pieces})
+		require.Equal(t, "independent", name, reason)
+		require.True(t, strings.HasSuffix(reason, "independent I/O "+tc.want), reason)
+	}
 	wide := make([]coll.Range, 64)
 	for r := range wide {
 		wide[r] = coll.Range{Start: int64(r), End: int64(r + 10)}

@@ -93,6 +93,19 @@ func (s situation) smallPieces() bool {
 	return s.pieces > 0 && s.bytes < smallPiece*s.pieces
 }
 
+// sievingNote says how independent I/O will sieve the call's pieces: with
+// romio_ds_* automatic, pieces of sieveMinPiece or more are moved alone,
+// so a call of such pieces sieves nothing.
+func sievingNote(cfg *config, s situation) string {
+	if cfg.ds[direction(s.write)] != hints.Automatic {
+		return "with data sieving"
+	}
+	if s.pieces > 0 && s.meanPiece() >= sieveMinPiece {
+		return fmt.Sprintf("moving its pieces (%s on average) alone: automatic data sieving merges pieces under %d KiB", pieceSize(s), sieveMinPiece>>10)
+	}
+	return fmt.Sprintf("with data sieving of the pieces under %d KiB (automatic)", sieveMinPiece>>10)
+}
+
 // pieceSize describes the call's mean piece for a reason.
 func pieceSize(s situation) string {
 	if s.pieces <= 0 {
@@ -192,7 +205,7 @@ func chooseStrategy(cfg *config, s situation) (name, reason string, err error) {
 		name, reason = collectivePick(s)
 		return name, key + "=enable; " + reason, nil
 	case coll.Interleaved(s.ranges) && s.nodes == 1 && !s.striped && s.sieve && s.density() >= minSieveDensity:
-		return hints.StrategyIndependent, fmt.Sprintf("accesses interleave; one node, no striping, data density %.2f: independent I/O with data sieving", s.density()), nil
+		return hints.StrategyIndependent, fmt.Sprintf("accesses interleave; one node, no striping, data density %.2f: independent I/O %s", s.density(), sievingNote(cfg, s)), nil
 	case coll.Interleaved(s.ranges) && s.nodes == 1 && !s.striped && s.sieve:
 		return hints.StrategyTwoPhase, fmt.Sprintf("accesses interleave; one node, no striping, data density %.3f: two-phase merges the pieces", s.density()), nil
 	case coll.Interleaved(s.ranges) && s.nodes == 1 && !s.striped && !s.write && cfg.autoAggregators && !s.smallPieces():
