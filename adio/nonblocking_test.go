@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -128,5 +129,78 @@ func TestNonblockingLearnsThePattern(t *testing.T) {
 			}
 		}
 		return nil
+	})
+}
+
+// serialComm is a communicator whose MPI library allows no concurrent
+// calls (a thread level below MPI_THREAD_MULTIPLE); what it makes keeps
+// the level.
+type serialComm struct{ comm.Comm }
+
+func (serialComm) ConcurrentCalls() bool { return false }
+func (s serialComm) Unwrap() comm.Comm   { return s.Comm }
+func (s serialComm) Dup() (comm.Comm, error) {
+	d, err := s.Comm.Dup()
+	if err != nil {
+		return nil, err
+	}
+	return serialComm{d}, nil
+}
+
+// Below MPI_THREAD_MULTIPLE a transfer cannot run on a goroutine of its
+// own (its MPI calls would run beside the program's): it runs inside its
+// start call, a collective call every rank is in. So a start waits for the
+// last rank to start, and the request is complete when the start returns.
+// Writes and reads of several operations, the data checked.
+func TestNonblockingBelowThreadMultipleRunsInTheStart(t *testing.T) {
+	dir := t.TempDir()
+	const piece = 4 << 10
+	const late = 200 * time.Millisecond
+	world(t, 3, func(c comm.Comm) error {
+		p, r := c.Size(), c.Rank()
+		f, err := Open(serialComm{c}, filepath.Join(dir, "f"), ModeCreate|ModeRdWr, OpenOptions{})
+		if err != nil {
+			return err
+		}
+		var reqs []*Request
+		for k := range 4 {
+			if r == 0 && k == 0 {
+				time.Sleep(late)
+			}
+			t0 := time.Now()
+			req, err := f.IWriteAtAll(Bytes(rankData(r+p*k, piece)), int64((k*p+r)*piece))
+			if err != nil {
+				return err
+			}
+			if k == 0 && r != 0 && time.Since(t0) < late/2 {
+				return fmt.Errorf("rank %d: the first start returned after %v, before rank 0 started", r, time.Since(t0))
+			}
+			if done, _, _ := req.Test(); !done {
+				return fmt.Errorf("rank %d: write %d not complete when its start returned", r, k)
+			}
+			reqs = append(reqs, req)
+		}
+		for _, req := range reqs {
+			if n, err := req.Wait(); err != nil || n != piece {
+				return fmt.Errorf("write: %d bytes, %v", n, err)
+			}
+		}
+		for k := range 4 {
+			buf := make([]byte, piece)
+			req, err := f.IReadAtAll(Bytes(buf), int64((k*p+(r+1)%p)*piece))
+			if err != nil {
+				return err
+			}
+			if done, _, _ := req.Test(); !done {
+				return fmt.Errorf("rank %d: read %d not complete when its start returned", r, k)
+			}
+			if _, err := req.Wait(); err != nil {
+				return err
+			}
+			if !bytes.Equal(buf, rankData((r+1)%p+p*k, piece)) {
+				return fmt.Errorf("rank %d: read %d differs", r, k)
+			}
+		}
+		return f.Close()
 	})
 }

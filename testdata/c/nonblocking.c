@@ -32,6 +32,16 @@ static void check(const int *b, int phase, const char *what)
 int main(int argc, char **argv)
 {
 	const char *dir = t_init(&argc, &argv, "nonblocking");
+	/* Under collio MPI_Init asks for MPI_THREAD_MULTIPLE, which background
+	 * progress needs; COLLIO_THREAD_MULTIPLE=0 keeps the program's level,
+	 * and the transfers then run inside their start calls. */
+	if (collio_loaded()) {
+		const char *keep = getenv("COLLIO_THREAD_MULTIPLE");
+		int kept = keep != NULL && strcmp(keep, "0") == 0, level = -1;
+		CHECK(MPI_Query_thread(&level));
+		EXPECT((level == MPI_THREAD_MULTIPLE) != kept, "thread level %d with COLLIO_THREAD_MULTIPLE=%s", level,
+		       keep != NULL ? keep : "(unset)");
+	}
 	MPI_File fh;
 	MPI_Request req[4];
 	MPI_Status st, sts[4];

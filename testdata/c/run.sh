@@ -7,7 +7,9 @@
 #
 # Each of basic, misc, nonblocking, shared and e10 runs three times on NP
 # ranks (default 4): with the host MPI-IO, linked with libcollio, and as the
-# plain binary with mpirun -x LD_PRELOAD=libcollio.so. The files each run
+# plain binary with mpirun -x LD_PRELOAD=libcollio.so; nonblocking a fourth
+# time preloaded with COLLIO_THREAD_MULTIPLE=0 (serial: below
+# MPI_THREAD_MULTIPLE its transfers run inside their start calls). The files each run
 # writes must be byte-identical to the host MPI-IO's. capi (collio.h, hints
 # config, pass-through, COLLIO_VERBOSE) and e10's failing deferred close run
 # linked only, e10 without files preloaded only. ioserver (I/O server ranks
@@ -56,12 +58,17 @@ trap 'rm -rf "$out"' EXIT
 for t in basic misc nonblocking shared e10; do
 	before=$failed
 	failed=0
-	for mode in host linked preload; do
+	modes="host linked preload" also=""
+	[ $t = nonblocking ] && modes="$modes serial" also=", and preloaded with COLLIO_THREAD_MULTIPLE=0,"
+	for mode in $modes; do
 		mkdir -p "$out/$t.$mode"
 		case $mode in
 		host) COLLIO_EXPECT=0 $mpirun -x COLLIO_EXPECT "$build/$t.host" "$out/$t.$mode" ;;
 		linked) COLLIO_EXPECT=1 $mpirun -x COLLIO_EXPECT "$build/$t.collio" "$out/$t.$mode" ;;
 		preload) COLLIO_EXPECT=1 $mpirun -x COLLIO_EXPECT -x LD_PRELOAD="$lib" "$build/$t.host" "$out/$t.$mode" ;;
+		serial) # below MPI_THREAD_MULTIPLE: transfers run inside their start calls
+			COLLIO_EXPECT=1 COLLIO_THREAD_MULTIPLE=0 $mpirun -x COLLIO_EXPECT -x COLLIO_THREAD_MULTIPLE \
+				-x LD_PRELOAD="$lib" "$build/$t.host" "$out/$t.$mode" ;;
 		esac
 		rc=$?
 		[ $rc = 0 ] || { fail "$t ($mode) exited with $rc"; continue; }
@@ -73,7 +80,7 @@ for t in basic misc nonblocking shared e10; do
 		n=$(ls "$out/$t.$mode" | wc -l)
 		[ "$n" = "$(ls "$out/$t.host" | wc -l)" ] || fail "$t ($mode): wrote $n files, the host MPI-IO $(ls "$out/$t.host" | wc -l)"
 	done
-	[ $failed = 0 ] && echo "ok   $t: host, linked and preloaded runs wrote identical files ($(ls "$out/$t.host" | tr '\n' ' '))"
+	[ $failed = 0 ] && echo "ok   $t: host, linked and preloaded runs$also wrote identical files ($(ls "$out/$t.host" | tr '\n' ' '))"
 	[ $before = 0 ] || failed=1
 done
 
