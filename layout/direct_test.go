@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -76,6 +77,47 @@ func TestHIndexedDirectList(t *testing.T) {
 			require.Less(t, allocs, 20.0, "%s: allocations for %d blocks", tc.name, n)
 		}
 	}
+}
+
+// The direct path's plain arithmetic is only taken where no sum can
+// overflow: blocks out near the int64 limit go the general, checked way,
+// which builds them when they fit and reports the overflow when not.
+func TestHIndexedNearTheLimit(t *testing.T) {
+	n := 2 * directMin
+	lens := make([]int, n)
+	displs := make([]int64, n)
+	for i := range lens {
+		lens[i] = 2 + i%3
+		displs[i] = int64(i) * 16
+	}
+	plain, err := HIndexed(lens, displs, Byte)
+	require.NoError(t, err)
+	_, isList := plain.root.(*listNode)
+	require.True(t, isList, "the direct list")
+
+	far := slices.Clone(displs)
+	for i := range far {
+		far[i] += 1<<62 + 1<<61
+	}
+	got, err := HIndexed(lens, far, Byte)
+	require.NoError(t, err, "fits in 64 bits")
+	require.Equal(t, plain.Size(), got.Size())
+	require.Equal(t, plain.LB()+far[0], got.LB())
+	require.Equal(t, plain.UB()+far[0], got.UB())
+	require.Equal(t, blockList(plain)[3][1], blockList(got)[3][1])
+
+	blk := Byte.root.(*blockNode)
+	require.True(t, plainFits(lens, displs, blk, Byte))
+	require.False(t, plainFits(lens, far, blk, Byte), "past 2^62: checked")
+	huge := slices.Clone(lens)
+	huge[0] = math.MaxInt32
+	require.True(t, plainFits(huge, displs, blk, Byte))
+	require.False(t, plainFits(huge, displs, Bytes(1<<32).root.(*blockNode), Bytes(1<<32)), "2^31 blocks of 4 GiB")
+
+	over := slices.Clone(far)
+	over[n-1] = math.MaxInt64 - 1
+	_, err = HIndexed(lens, over, Byte)
+	require.ErrorContains(t, err, "overflow", "the last block ends past 2^63")
 }
 
 func TestRegularRun(t *testing.T) {
