@@ -3,7 +3,6 @@ package adio
 import (
 	"errors"
 	"io"
-	"slices"
 	"sync"
 
 	"github.com/collio/collio/driver"
@@ -186,7 +185,7 @@ func (b *batcher) flushWrite() error {
 			return err
 		}
 		if !b.lock {
-			return b.hold(driver.Run{Off: b.start, Bufs: slices.Clone(b.memIOV())}, true)
+			return b.hold(b.start, b.memIOV(), true)
 		}
 		_, err := b.f.WriteV(b.memIOV(), b.start)
 		return err
@@ -209,8 +208,8 @@ func (b *batcher) flushWrite() error {
 // of the processor per batch where the driver batches. Written runs are
 // held only where no lock is taken per run; views are monotonic, so a
 // later read-modify-write window never covers a held run.
-func (b *batcher) hold(r driver.Run, write bool) error {
-	if !b.held.Add(r) {
+func (b *batcher) hold(off int64, bufs [][]byte, write bool) error {
+	if !b.held.AddCopy(off, bufs) {
 		return nil
 	}
 	return b.moveHeld(write)
@@ -263,7 +262,7 @@ func (b *batcher) flushRead(got *int64) error {
 	if contiguous && !b.packs() {
 		// Straight into the caller's buffer: held for a batch (bytes
 		// past end of file then read as zeros).
-		return b.hold(driver.Run{Off: b.start, Bufs: slices.Clone(b.memIOV())}, false)
+		return b.hold(b.start, b.memIOV(), false)
 	}
 	if b.lock && !contiguous {
 		if err := b.f.Lock(b.start, b.end-b.start, false); err != nil {

@@ -112,6 +112,16 @@ type Held struct {
 	Limit int // buffers before Add reports the batch full; 0 means HeldBufs
 	runs  []Run
 	bufs  int
+	slab  [][]byte // AddCopy's copies of buffer lists, reused from batch to batch
+}
+
+// AddCopy is Add for one run whose buffer list the caller reuses: the list
+// is copied into storage the Held keeps from batch to batch, so a run
+// costs no allocation of its own.
+func (h *Held) AddCopy(off int64, bufs [][]byte) bool {
+	start := len(h.slab)
+	h.slab = append(h.slab, bufs...)
+	return h.Add(Run{Off: off, Bufs: h.slab[start:len(h.slab):len(h.slab)]})
 }
 
 // Add keeps the runs and reports whether the batch is full.
@@ -143,7 +153,8 @@ func (h *Held) Move(f File, write bool) (int64, error) {
 	} else {
 		n, err = ReadRuns(f, h.runs)
 	}
-	h.runs, h.bufs = h.runs[:0], 0
+	clear(h.slab) // the callers' buffers must not stay reachable
+	h.runs, h.bufs, h.slab = h.runs[:0], 0, h.slab[:0]
 	return n, err
 }
 

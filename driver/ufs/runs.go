@@ -34,6 +34,7 @@ import "C"
 
 import (
 	"runtime"
+	"slices"
 	"sync"
 	"syscall"
 	"unsafe"
@@ -161,7 +162,10 @@ func (b *batch) reset() {
 
 // add appends one run, as one call per iovMax non-empty buffers.
 func (b *batch) add(r driver.Run) {
-	bufs := nonEmpty(r.Bufs)
+	bufs := r.Bufs // the loop below only reslices the list
+	if slices.ContainsFunc(bufs, func(p []byte) bool { return len(p) == 0 }) {
+		bufs = nonEmpty(bufs)
+	}
 	off := r.Off
 	for len(bufs) > 0 {
 		part := bufs[:min(len(bufs), iovMax)]
