@@ -153,7 +153,8 @@ func (h *Held) Move(f File, write bool) (int64, error) {
 	} else {
 		n, err = ReadRuns(f, h.runs)
 	}
-	clear(h.slab) // the callers' buffers must not stay reachable
+	clear(h.runs) // the callers' buffers must not stay reachable
+	clear(h.slab)
 	h.runs, h.bufs, h.slab = h.runs[:0], 0, h.slab[:0]
 	return n, err
 }
