@@ -26,7 +26,7 @@ func listOfContiguous(op string, blocklens []int, displs []int64, types []*Type)
 
 // listOfOne is listOfContiguous for blocks all of type t. Its arithmetic
 // is plain: plainFits rules overflow out first (checking every sum and
-// product took most of its 13 ns a block on an E3SM-like type).
+// product was most of the cost of a block).
 func listOfOne(op string, blocklens []int, displs []int64, t *Type) (*Type, bool) {
 	if len(blocklens) < directMin || len(displs) != len(blocklens) {
 		return nil, false
