@@ -481,7 +481,9 @@ func (f *File) drainCached(op string, write bool, ranges, pending []coll.Range) 
 	var err error
 	if p := pending[f.rank()]; p.End > p.Start && p.Start < hi && lo < p.End {
 		if wb, ok := f.writeBack(); ok {
-			err = wb.DrainRanges(region)
+			if err = wb.DrainRanges(region); err == nil {
+				err = f.publishDrained(wb)
+			}
 		}
 	}
 	return f.agree(op, err)

@@ -113,6 +113,10 @@ type File struct {
 	// dsWriteOK is false when the file could only be opened write-only, so
 	// data sieving (which reads) cannot be used for writes.
 	dsWriteOK bool
+	// nodeCaches is true when ranks on several nodes share the file on a
+	// file system whose per-node caches locks do not keep coherent
+	// (noteNodeCaches).
+	nodeCaches bool
 	// viaServers: the file was opened on a compute communicator of
 	// SplitIOServers; its driver hands every transfer to the I/O servers.
 	viaServers bool

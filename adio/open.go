@@ -104,6 +104,7 @@ func (f *File) open(c comm.Comm, opts OpenOptions, getenv func(string) string) e
 	if err != nil {
 		return err
 	}
+	f.noteNodeCaches()
 	if err := f.openDriverFiles(); err != nil {
 		return err
 	}

@@ -26,7 +26,7 @@ var Table = []Spec{
 	{Key: RomioDSRead, Kind: KindEnum, Default: Automatic, Allowed: enableDisableAuto,
 		Doc: "Data sieving for independent noncontiguous reads: enable reads whole windows of ind_rd_buffer_size, holes included; automatic does so for pieces under 32 KiB and reads larger pieces alone, and reads the pieces on either side of a hole of 16 KiB or more apart (such a hole costs more than a system call)."},
 	{Key: RomioDSWrite, Kind: KindEnum, Default: Automatic, Allowed: enableDisableAuto,
-		Doc: "Data sieving for independent noncontiguous writes (read-modify-write of windows of ind_wr_buffer_size; automatic leaves pieces of 32 KiB and more alone). In collio, disable also stops aggregators from read-modify-writing holes in collective writes: each contiguous run is written instead."},
+		Doc: "Data sieving for independent noncontiguous writes (read-modify-write of windows of ind_wr_buffer_size; automatic leaves pieces of 32 KiB and more alone). In collio, disable also stops aggregators from read-modify-writing holes in collective writes: each contiguous run is written instead. For a file shared across nodes on NFS or a FUSE file system (GlusterFS), whose client caches locks do not keep coherent, there is no read-modify-write whatever the value (docs/strategies.md)."},
 	{Key: IndRdBufferSize, Kind: KindSize, Default: "4194304", Min: 1,
 		Doc: "Buffer size of data sieving for independent reads."},
 	{Key: IndWrBufferSize, Kind: KindSize, Default: "524288", Min: 1,

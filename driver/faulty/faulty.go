@@ -151,3 +151,13 @@ var sleep = time.Sleep
 func (f *file) pathErr(op string, r Rule, errno syscall.Errno, short bool) error {
 	return &os.PathError{Op: op, Path: f.path, Err: &Injected{Rule: r, Errno: errno, Short: short}}
 }
+
+// IncoherentCaches asks the inner driver (driver.NodeCaches): faults do
+// not change what the file system caches.
+func (d *faultyDriver) IncoherentCaches(path string) string {
+	inner, innerPath, err := d.resolve(path)
+	if err != nil {
+		return ""
+	}
+	return driver.IncoherentCaches(inner, innerPath)
+}

@@ -1,0 +1,49 @@
+package adio
+
+import (
+	"github.com/collio/collio/driver"
+	"github.com/collio/collio/hints"
+)
+
+// noteNodeCaches turns read-modify-write off (data sieving of writes,
+// two-phase windows with holes) for a file that ranks on several nodes
+// share on a file system whose per-node caches locks do not keep
+// coherent (NFS, GlusterFS through FUSE): a window read under a lock
+// there may hold bytes another node wrote long before, and writing it
+// back would undo them. Every rank then writes only its own bytes, as
+// OMPIO does. romio_ds_write=enable cannot bring it back; it gets a
+// warning instead. Every rank decides alike: the node count is agreed
+// and every node sees the same file system.
+func (f *File) noteNodeCaches() {
+	if f.nodes.Count() < 2 {
+		return
+	}
+	why := driver.IncoherentCaches(f.drv, f.fpath)
+	if why == "" {
+		return
+	}
+	f.nodeCaches = true
+	if !f.dsWriteOK {
+		return
+	}
+	f.dsWriteOK = false
+	if f.hints.Enum(hints.RomioDSWrite) == hints.Enable {
+		f.setHints(f.hints.WithWarning("romio_ds_write=enable is ignored: " + why + ", so ranks on different nodes write only their own bytes"))
+	}
+}
+
+// publishDrained syncs the global file under the E10 cache wb after a
+// drain, where other nodes' clients see the copied bytes only once they
+// have left this node's client (GlusterFS's write-behind holds them past
+// the write calls): the drain's promise is that the call's aggregators,
+// on any node, read the global file current.
+func (f *File) publishDrained(wb driver.WriteBack) error {
+	if !f.nodeCaches {
+		return nil
+	}
+	u, ok := wb.(driver.Unwrapper)
+	if !ok {
+		return nil
+	}
+	return u.Unwrap().Sync()
+}
