@@ -368,3 +368,24 @@ func TestOfferRoundTrip(t *testing.T) {
 	_, _, err = readOffer(make([]byte, tokenSize))
 	assert.Error(t, err)
 }
+
+// One Add from a client over loopback while rank 0 waits idle: the
+// round trip through the kernel and both netpollers.
+func BenchmarkClientAdd(b *testing.B) {
+	require.NoError(b, comm.RunWorld(2, 0, func(c comm.Comm) error {
+		k, err := New(c, 0)
+		if err != nil {
+			return err
+		}
+		if c.Rank() == 1 {
+			b.ResetTimer()
+			for range b.N {
+				if _, err := k.Add(1); err != nil {
+					return err
+				}
+			}
+			b.StopTimer()
+		}
+		return k.Free()
+	}))
+}
