@@ -4,7 +4,9 @@
 //
 // Rank 0 holds the value under a mutex and serves it from goroutines
 // blocked in the Go netpoller: no CPU while idle, no MPI call, so it needs
-// no MPI thread level and answers while the application's thread computes.
+// no MPI thread level and answers while the application's thread computes
+// (on a core of its own, at once; on the core of a busy thread, once the
+// scheduler switches, a fraction of a millisecond).
 // Every other rank holds one connection to it for the counter's life.
 //
 // Wire protocol, after the handshake (the client sends the token, the
