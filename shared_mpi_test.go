@@ -230,3 +230,13 @@ func TestSharedPointer(t *testing.T) {
 		together(t, c, f.Close(), "close")
 	})
 }
+
+// The shared-pointer tests again with the pointer served over TCP by rank
+// 0 (COLLIO_SHARED_FP_SERVER=1), as it is across nodes, where MPI windows
+// need RDMA.
+func TestSharedPointerServed(t *testing.T) {
+	was := mpi.ForceCounterServer(true)
+	defer mpi.ForceCounterServer(was)
+	t.Run("write_shared", TestSharedPointer)
+	t.Run("write_ordered", TestOrderedMatchesHost)
+}

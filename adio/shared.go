@@ -10,8 +10,9 @@ import (
 )
 
 // The shared file pointer (MPI-3.1 13.4.4), in etypes of the view, is a
-// comm.Counter over the file's private communicator: an MPI window on
-// rank 0 changed with atomic MPI_Fetch_and_op, or a mutex in memory. The
+// comm.Counter over the file's private communicator: on rank 0, an MPI
+// window changed with atomic MPI_Fetch_and_op on one node, a value served
+// over TCP across nodes (internal/sockcounter), a mutex in memory. The
 // shared calls take their offset with one atomic add and then do an
 // independent transfer there. The ordered calls share every rank's size,
 // rank 0 advances the pointer by the total in one add, and each rank does

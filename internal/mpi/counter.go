@@ -31,9 +31,12 @@ import "C"
 
 import (
 	"errors"
+	"os"
+	"sync"
 	"sync/atomic"
 
 	"github.com/collio/collio/internal/comm"
+	"github.com/collio/collio/internal/sockcounter"
 )
 
 // Counter is a comm.Counter in an MPI window: rank 0 holds the value, and
@@ -44,17 +47,71 @@ type Counter struct {
 	freed atomic.Bool
 }
 
-// NewCounter makes a counter holding init over c's ranks (collective:
-// MPI_Win_allocate).
+// NewCounter makes a counter holding init over c's ranks (collective).
+// When all of c's ranks share one node it is an MPI window, the cheapest
+// there (shared memory); otherwise rank 0 serves it over TCP
+// (sockcounter): across nodes, Open MPI 4.1 has one-sided communication
+// only over RDMA, and MPI_Win_allocate fails over TCP.
+// COLLIO_SHARED_FP_SERVER=1 serves it over TCP on one node too.
 func (c Comm) NewCounter(init int64) (comm.Counter, error) {
 	if err := c.usable("MPI_Win_allocate"); err != nil {
 		return nil, err
+	}
+	window, err := c.counterInWindow()
+	if err != nil {
+		return nil, err
+	}
+	if !window {
+		return sockcounter.New(c, init)
 	}
 	k := &Counter{}
 	if err := check(C.collio_counter_create(c.c, C.longlong(init), &k.win), "MPI_Win_allocate"); err != nil {
 		return nil, err
 	}
 	return k, nil
+}
+
+// counterInWindow reports whether c's counter goes in an MPI window: all
+// of c's ranks share one node and none asked for the server. Every rank
+// gets the same answer (one Allreduce), so all make the same kind.
+func (c Comm) counterInWindow() (bool, error) {
+	nodeSize := int64(-1) // this rank could not tell
+	nc, err := c.SplitShared()
+	if err == nil {
+		n := nc.Size()
+		if err = nc.Free(); err == nil {
+			nodeSize = int64(n)
+		}
+	}
+	if nodeSize > 0 && (counterServerForced.Load() || counterServerEnv()) {
+		nodeSize = 0
+	}
+	least := []int64{0}
+	if aerr := c.AllreduceInt64([]int64{nodeSize}, least, comm.OpMin); aerr != nil {
+		return false, aerr
+	}
+	switch {
+	case err != nil:
+		return false, err
+	case least[0] < 0:
+		return false, errors.New("mpi: NewCounter: another rank could not split its communicator by node")
+	}
+	return least[0] == int64(c.Size()), nil
+}
+
+// counterServerEnv is COLLIO_SHARED_FP_SERVER=1, read once.
+var counterServerEnv = sync.OnceValue(func() bool {
+	v := os.Getenv("COLLIO_SHARED_FP_SERVER")
+	return v == "1" || v == "on"
+})
+
+var counterServerForced atomic.Bool
+
+// ForceCounterServer makes NewCounter serve counters over TCP on one node
+// too, as COLLIO_SHARED_FP_SERVER=1 does (for tests, which cannot set the
+// variable before its one reading). It returns the setting before.
+func ForceCounterServer(on bool) (was bool) {
+	return counterServerForced.Swap(on)
 }
 
 // Add adds delta and returns the value before.
