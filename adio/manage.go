@@ -1,6 +1,7 @@
 package adio
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/collio/collio/cache"
@@ -76,6 +77,13 @@ func (f *File) rootSizeOp(op string, size int64, apply func() error) error {
 			wb.Drain()
 		}
 		if err := f.agree(op, nil); err != nil {
+			return err
+		}
+	}
+	if f.nodeCaches && op == "set_size" {
+		// Writes a node's client still holds (GlusterFS's write-behind)
+		// would land after the truncation and extend the file again.
+		if err := f.agree(op, f.flushNodeCache()); err != nil {
 			return err
 		}
 	}
@@ -165,7 +173,8 @@ func (f *File) Close() error {
 	left := f.finishOutstanding()
 	f.closed = true
 	f.stopRecording()
-	cerr := f.closeDriverFile()
+	serr := f.publishClose()
+	cerr := errors.Join(serr, f.closeDriverFile())
 	f.buffers.Release() // after the driver let go of any window it held
 	if left == nil {
 		left = cerr

@@ -47,3 +47,29 @@ func (f *File) publishDrained(wb driver.WriteBack) error {
 	}
 	return u.Unwrap().Sync()
 }
+
+// publishClose syncs a file this rank may have written before closing it,
+// where another node may open it next (MPI's close includes a sync): a
+// close on GlusterFS returns while write-behind still holds the data
+// (flush-behind), and a node that opened the file right after read the
+// bytes as they were. A file under the E10 cache copies and syncs at its
+// own close.
+func (f *File) publishClose() error {
+	if f.cached {
+		return nil
+	}
+	return f.flushNodeCache()
+}
+
+// flushNodeCache sends what this rank wrote past its node's client cache
+// to the file system (fsync; under the E10 cache, of the global file),
+// where other nodes would not see it yet.
+func (f *File) flushNodeCache() error {
+	if !f.nodeCaches || !f.mode.canWrite() || f.f == nil {
+		return nil
+	}
+	if wb, ok := f.writeBack(); ok {
+		return f.publishDrained(wb)
+	}
+	return f.f.Sync()
+}
