@@ -1,6 +1,6 @@
 # collio — build, test, run.
 #   make run    the main job: the collperf benchmark on a temporary directory
-#   make test   every test tier (unit, MPI at 4 and 3 ranks)
+#   make test   every test tier (unit, MPI at 4 and 3 ranks, C, the emulated cluster)
 #   make fuzz   every fuzz target for FUZZTIME (default 10s) each
 #   make bench  collio vs the host MPI-IO variants on tmpfs and disk: results/bench.md, then make cbench,
 #               make ioserverbench and make simbench (QUICK=1: small)
@@ -193,3 +193,11 @@ test-c: lib
 	testdata/fortran/run.sh $$dir $(BIN)/ftest || rc=1; rm -rf $$dir; \
 	testdata/c/benchsmoke.sh $(BIN)/libcollio.so $(BIN)/ctest || rc=1; exit $$rc
 test: test-c
+
+# Tier 4: the emulated cluster (docs/cluster.md): 2 nodes of 2 ranks, files
+# on GlusterFS and on a shared directory; skipped, with the reason, where
+# root, network namespaces or FUSE are missing.
+.PHONY: test-cluster
+test-cluster: build lib
+	scripts/test-cluster.sh $(BIN)
+test: test-cluster
