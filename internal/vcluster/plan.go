@@ -211,9 +211,11 @@ const MountOptions = "entry-timeout=0,negative-timeout=0,attribute-timeout=0,aut
 
 // MPIArgs are the mpirun options that start ranks on the compute nodes
 // through agent (an rsh stand-in) and keep Open MPI's TCP traffic on the
-// cluster's links. Idle ranks yield: every node's slots share the
-// machine's few cores, which Open MPI cannot see, and ranks spinning in
-// a barrier starved the GlusterFS daemons.
+// cluster's links. Every node's slots share the machine's few cores,
+// which Open MPI cannot see: idle ranks yield (ranks spinning in a
+// barrier starved the GlusterFS daemons), and no rank is bound to a core
+// (each node would bind its first rank to the same core as every other
+// node's).
 func (p Plan) MPIArgs(hostfile, agent string) []string {
 	sub := Subnet.String()
 	return []string{
@@ -223,6 +225,7 @@ func (p Plan) MPIArgs(hostfile, agent string) []string {
 		"--mca", "btl_tcp_if_include", sub,
 		"--mca", "oob_tcp_if_include", sub,
 		"--mca", "mpi_yield_when_idle", "1",
+		"--mca", "hwloc_base_binding_policy", "none",
 	}
 }
 
