@@ -99,6 +99,11 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 	var n int64
 	if write {
 		err = s.write(c)
+		if err == nil && name != hints.StrategyIndependent {
+			// Aggregators wrote other ranks' bytes, which those ranks may
+			// read next through their own node's client.
+			err = f.flushNodeCache()
+		}
 		n = a.Size()
 	} else {
 		n, err = s.read(c)

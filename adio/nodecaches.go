@@ -63,7 +63,10 @@ func (f *File) publishClose() error {
 
 // flushNodeCache sends what this rank wrote past its node's client cache
 // to the file system (fsync; under the E10 cache, of the global file),
-// where other nodes would not see it yet.
+// where other nodes would not see it yet: at close, before set_size, and
+// after a collective write whose aggregators wrote other ranks' bytes
+// (MPI lets a rank read back what it wrote, and the bytes went through
+// another node's client; capi.c read old bytes 1 run in 4 on GlusterFS).
 func (f *File) flushNodeCache() error {
 	if !f.nodeCaches || !f.mode.canWrite() || f.f == nil {
 		return nil
