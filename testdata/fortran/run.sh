@@ -14,6 +14,8 @@
 # hints). Then fbasic runs preloaded with COLLIO_STATS=path and
 # COLLIO_VERBOSE=1: the JSON report of darray.dat must count its collective
 # write and read, and the Fortran calls must show up as served by collio.
+# MPIRUN replaces mpirun and CTEST_DIR is where the files go (default
+# TMPDIR), as for the C tests.
 set -u
 prefix=$1
 build=$2
@@ -52,10 +54,10 @@ else
 fi
 [ $failed = 0 ] || exit 1
 
-out=$(mktemp -d "${TMPDIR:-/tmp}/collio-fortran.XXXXXX")
+out=$(mktemp -d "${CTEST_DIR:-${TMPDIR:-/tmp}}/collio-fortran.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 for np in $nps; do
-	mpirun="timeout -k 5 60 mpirun -q -np $np"
+	mpirun="timeout -k 5 60 ${MPIRUN:-mpirun} -q -np $np"
 	for t in $progs; do
 		before=$failed
 		failed=0
@@ -88,7 +90,7 @@ done
 np=${nps%% *}
 d="$out/stats"
 mkdir -p "$d"
-COLLIO_STATS="$d/stats.json" COLLIO_VERBOSE=1 timeout -k 5 60 mpirun -q -np "$np" -x COLLIO_STATS -x COLLIO_VERBOSE \
+COLLIO_STATS="$d/stats.json" COLLIO_VERBOSE=1 timeout -k 5 60 ${MPIRUN:-mpirun} -q -np "$np" -x COLLIO_STATS -x COLLIO_VERBOSE \
 	-x LD_PRELOAD="$lib" "$build/fbasic.fh.host" "$d" >"$d.out" 2>&1
 rc=$?
 if [ $rc != 0 ]; then
