@@ -175,7 +175,9 @@ done:
 	}
 	defer os.Remove(hostfile)
 	wd, _ := os.Getwd()
-	cmd := append(p.Head().Enter(wd), "env", "TMPDIR="+vcluster.LocalDir+"/tmp", "mpirun")
+	// The login node has the machine's mounts: its mpirun keeps its session
+	// files in the cluster's state, which down removes.
+	cmd := append(p.Head().Enter(wd), "env", "TMPDIR="+vcluster.LoginTmp, "mpirun")
 	cmd = append(cmd, p.MPIArgs(hostfile, self+" rsh")...)
 	if os.Geteuid() == 0 {
 		cmd = append(cmd, "--allow-run-as-root") // the cluster needs root anyway

@@ -27,6 +27,7 @@ const (
 	LocalDir   = MountRoot + "/local"
 	SharedDir  = MountRoot + "/shared"
 	GlusterDir = MountRoot + "/gluster"
+	LoginTmp   = StateDir + "/tmp" // TMPDIR of mpirun on the login node
 
 	switchNS = "vc-switch"
 	bridge   = "vcbr0"

@@ -239,7 +239,7 @@ func ensureGluster(log io.Writer) error {
 }
 
 func save(p Plan) error {
-	for _, d := range []string{nsDir, LocalDir, SharedDir, GlusterDir} {
+	for _, d := range []string{nsDir, LoginTmp, LocalDir, SharedDir, GlusterDir} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return fmt.Errorf("vcluster: %v", err)
 		}
