@@ -251,19 +251,27 @@ func execCmd(args []string, stderr io.Writer) int {
 		fmt.Fprint(stderr, usage)
 		return 2
 	}
-	p, err := vcluster.Load()
+	n, err := loadNode(args[0])
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return 1
-	}
-	n, ok := p.Node(args[0])
-	if !ok {
-		fmt.Fprintf(stderr, "vcluster exec: no node %q (vcluster status lists them)\n", args[0])
+		fmt.Fprintln(stderr, "vcluster exec:", err)
 		return 2
 	}
 	wd, _ := os.Getwd()
-	cmd := append(n.Enter(wd), "env", "TMPDIR="+vcluster.LocalDir+"/tmp")
+	cmd := append(n.Enter(wd), "env", "TMPDIR="+vcluster.NodeTmp)
 	return runChild(append(cmd, args[1:]...), stderr)
+}
+
+// loadNode returns the node named name of the cluster that is up.
+func loadNode(name string) (vcluster.Node, error) {
+	p, err := vcluster.Load()
+	if err != nil {
+		return vcluster.Node{}, err
+	}
+	n, ok := p.Node(name)
+	if !ok {
+		return vcluster.Node{}, fmt.Errorf("no node %q (vcluster status lists them)", name)
+	}
+	return n, nil
 }
 
 // rshCmd is the rsh agent mpirun calls as `agent [ssh options] HOST
@@ -281,17 +289,15 @@ func rshCmd(args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "vcluster rsh: want HOST COMMAND")
 		return 2
 	}
-	p, err := vcluster.Load()
+	n, err := loadNode(args[0])
+	if err == nil && n.Role != vcluster.Compute {
+		err = fmt.Errorf("%q is not a compute node of the cluster", args[0])
+	}
 	if err != nil {
-		fmt.Fprintln(stderr, err)
+		fmt.Fprintln(stderr, "vcluster rsh:", err)
 		return 1
 	}
-	n, ok := p.Node(args[0])
-	if !ok || n.Role != vcluster.Compute {
-		fmt.Fprintf(stderr, "vcluster rsh: %q is not a compute node of the cluster\n", args[0])
-		return 1
-	}
-	cmd := append(n.Enter("/"), "env", "TMPDIR="+vcluster.LocalDir+"/tmp", "/bin/sh", "-c", strings.Join(args[1:], " "))
+	cmd := append(n.Enter("/"), "env", "TMPDIR="+vcluster.NodeTmp, "/bin/sh", "-c", strings.Join(args[1:], " "))
 	path, err := exec.LookPath(cmd[0])
 	if err != nil {
 		fmt.Fprintln(stderr, "vcluster rsh:", err)

@@ -28,6 +28,7 @@ const (
 	SharedDir  = MountRoot + "/shared"
 	GlusterDir = MountRoot + "/gluster"
 	LoginTmp   = StateDir + "/tmp" // TMPDIR of mpirun on the login node
+	NodeTmp    = LocalDir + "/tmp" // TMPDIR on every other node
 
 	switchNS = "vc-switch"
 	bridge   = "vcbr0"

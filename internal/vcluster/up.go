@@ -69,7 +69,7 @@ func up(p Plan, r runner, log io.Writer) error {
 		return fmt.Errorf("vcluster: %v", err)
 	}
 	for _, n := range p.Nodes {
-		if err := nodeUp(p, n, r); err != nil {
+		if err := nodeUp(n, r); err != nil {
 			return err
 		}
 	}
@@ -99,7 +99,7 @@ func up(p Plan, r runner, log io.Writer) error {
 // nodeUp makes node n: its network namespace and shaped link to the
 // switch, then its UTS and mount namespaces with its hostname, its own
 // tmpfs on LocalDir and /dev/shm, and the cluster's /etc/hosts.
-func nodeUp(p Plan, n Node, r runner) error {
+func nodeUp(n Node, r runner) error {
 	prefix := strconv.Itoa(Subnet.Bits())
 	steps := [][]string{
 		{"ip", "netns", "add", n.NetNS},
@@ -136,8 +136,8 @@ func nodeUp(p Plan, n Node, r runner) error {
 mount -t tmpfs -o mode=0755 %s-local %s
 mount -t tmpfs -o mode=1777 %s-shm /dev/shm
 mount --bind %s /etc/hosts
-mkdir -p %s/tmp
-`, n.Name, n.Name, LocalDir, n.Name, hostsFile, LocalDir)
+mkdir -p %s
+`, n.Name, n.Name, LocalDir, n.Name, hostsFile, NodeTmp)
 	if n.Role == Storage {
 		// glusterd keeps its identity and state in /var/lib/glusterd and
 		// its socket in /run: each storage node has its own.
