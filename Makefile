@@ -86,7 +86,8 @@ FUZZ_TARGETS := \
 	./driver/beegfs:FuzzDecodeStripeInfo \
 	./driver/sim:FuzzDecodeParams \
 	./internal/coll:FuzzDecodeRequests \
-	./internal/coll:FuzzDecodeList
+	./internal/coll:FuzzDecodeList \
+	./internal/agree:FuzzDecodeErrorRecord
 .PHONY: fuzz
 fuzz: deps
 	@failed=; for t in $(FUZZ_TARGETS); do \

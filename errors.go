@@ -22,6 +22,7 @@ var (
 	ErrUnsupported = ioerr.ErrUnsupported // the operation is not supported here
 	ErrComm        = ioerr.ErrInternComm  // communication between ranks failed
 	ErrFileInUse   = ioerr.ErrFileInUse   // closing with nonblocking transfers not waited for
+	ErrTimeout     = ioerr.ErrTimeout     // not every rank joined a collective call within collio_collective_timeout
 )
 
 // Error is the concrete type of most errors collio returns: the class, the

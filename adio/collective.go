@@ -319,11 +319,25 @@ func (f *File) unsynchronized(op string, write bool, reason string, v View, a Ac
 // explicit-offset and file-pointer forms of one direction are one
 // collective, as in ROMIO and OMPIO: PnetCDF has ranks with data call
 // write_at_all while ranks with nothing call write_all with count 0.
-var opCodes = map[string]int64{"write_at_all": 1, "read_at_all": 2, "write_all": 3, "read_all": 4}
+// Codes 1 to 4 are the transfers; the rest the other collective calls
+// (callrecord.go).
+var opCodes = map[string]int64{"write_at_all": 1, "read_at_all": 2, "write_all": 3, "read_all": 4,
+	"open": 16, "close": 17, "sync": 18, "set_view": 19, opSetViewCurrent: 20, "set_info": 21,
+	"set_size": 22, "preallocate": 23, "set_atomicity": 24, "seek_shared": 25,
+	"write_ordered": 26, "read_ordered": 27}
+
+// opSetViewCurrent is set_view with MPI_DISPLACEMENT_CURRENT, which
+// begins with a collective step of its own.
+const opSetViewCurrent = "set_view (MPI_DISPLACEMENT_CURRENT)"
+
+func isTransfer(op int64) bool { return op >= 1 && op <= 4 }
 
 // sameCollective reports whether two operation codes may meet in one
-// collective call: the same direction, whichever form.
-func sameCollective(a, b int64) bool { return a%2 == b%2 }
+// collective call: the same call, or transfers of the same direction,
+// whichever form.
+func sameCollective(a, b int64) bool {
+	return a == b || isTransfer(a) && isTransfer(b) && a%2 == b%2
+}
 
 // ownRecord is the part of this call's entry record that this rank's
 // arguments give: operation, call number, direction digest, bytes, and,
@@ -379,10 +393,10 @@ func (f *File) enter(c *call, write bool, local error) (pending []coll.Range, er
 		return nil, f.broken
 	}
 	rec := func(r int) entryRecord { return decodeEntry(all[width*r:]) }
-	first := rec(0)
-	// Whatever this call's outcome, the ranks now share rank 0's digest:
-	// a mismatch is reported once, not again at every later call.
-	f.digest = first.digest
+	// Ranks in different calls stop here, before any further collective.
+	if err := f.checkSameCall(all, width); err != nil {
+		return nil, err
+	}
 	n := f.comm.Size()
 	for r := range n {
 		if rec(r).bad {
@@ -400,16 +414,6 @@ func (f *File) enter(c *call, write bool, local error) (pending []coll.Range, er
 	fell := -1
 	for r := range n {
 		e := rec(r)
-		if sameCollective(e.op, first.op) && e.seq == first.seq && e.digest != first.digest {
-			return nil, &ioerr.Error{Class: ioerr.ErrNotSame, Op: opName(first.op), Path: f.path, Rank: -1,
-				Msg: fmt.Sprintf("ranks made different collective calls before this one (call %d): rank 0 and rank %d wrote and read in a different order", first.seq, r)}
-		}
-		if !sameCollective(e.op, first.op) || e.seq != first.seq {
-			// Worded from rank 0's side so every rank reports the same.
-			return nil, &ioerr.Error{Class: ioerr.ErrNotSame, Op: opName(first.op), Path: f.path, Rank: -1,
-				Msg: fmt.Sprintf("ranks are in different collective calls: rank 0 is in %s (call %d), rank %d in %s (call %d)",
-					opName(first.op), first.seq, r, opName(e.op), e.seq)}
-		}
 		c.ranges[r] = e.rng
 		c.bytes += e.bytes
 		c.pieces += e.pieces

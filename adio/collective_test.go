@@ -310,3 +310,70 @@ func TestAggregatorsFollowVolume(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// The calls the Go API does not have (set_info, set_view with
+// MPI_DISPLACEMENT_CURRENT) meet the others in their first step too: every
+// rank returns ErrNotSame naming both calls, and the file stays usable.
+func TestMismatchedNonTransferCalls(t *testing.T) {
+	calls := map[string]func(f *File) error{
+		"set_info": func(f *File) error { return f.SetInfo(map[string]string{"cb_buffer_size": "65536"}, false) },
+		"set_view (MPI_DISPLACEMENT_CURRENT)": func(f *File) error {
+			_, err := f.CurrentDisplacement()
+			return err
+		},
+		"set_view": func(f *File) error { return f.SetView(View{Etype: layout.Byte, Filetype: layout.Byte}, nil) },
+		"sync":     func(f *File) error { return f.Sync() },
+	}
+	for a, callA := range calls {
+		for b, callB := range calls {
+			if a == b {
+				continue
+			}
+			t.Run(a+"-vs-"+b, func(t *testing.T) {
+				path := tempPath(t, "mm")
+				errs := sameOnAll(t, 3, func(c comm.Comm) error {
+					f, err := Open(c, path, ModeCreate|ModeRdWr, OpenOptions{})
+					if err != nil {
+						return err
+					}
+					call := callB
+					if c.Rank() == 0 {
+						call = callA
+					}
+					err = call(f)
+					if cerr := f.Close(); cerr != nil {
+						return fmt.Errorf("close after the mismatch: %w", cerr)
+					}
+					return err
+				})
+				require.ErrorIs(t, errs[0], ioerr.ErrNotSame)
+				require.Contains(t, errs[0].Error(), "rank 0 is in "+a+", rank 1 in "+b)
+			})
+		}
+	}
+}
+
+// An error owed by a deferred transfer is not lost to a mismatch: the
+// next synchronizing call that every rank makes returns it.
+func TestOwedErrorOutlivesMismatch(t *testing.T) {
+	path := tempPath(t, "owed")
+	errs := sameOnAll(t, 2, func(c comm.Comm) error {
+		f, err := Open(c, path, ModeCreate|ModeRdWr, OpenOptions{})
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		f.owe("write_all", f.seq, ioerr.New(ioerr.ErrIO, "write_all", "injected on rank %d", c.Rank()))
+		if c.Rank() == 0 {
+			err = f.Sync()
+		} else {
+			err = f.SetAtomicity(false)
+		}
+		if !errors.Is(err, ioerr.ErrNotSame) {
+			return fmt.Errorf("mismatched call returned %v, want ErrNotSame", err)
+		}
+		return f.Sync()
+	})
+	require.ErrorIs(t, errs[0], ioerr.ErrIO)
+	require.Contains(t, errs[0].Error(), "injected on rank 0")
+}

@@ -34,10 +34,12 @@ type entryRecord struct {
 const entryWords = 14
 
 func (e *entryRecord) encode(b []byte) {
+	// The header (callrecord.go) first.
 	w := [entryWords]uint64{
-		uint64(e.op), uint64(e.seq), uint64(e.rng.Start), uint64(e.rng.End), flag(e.bad),
+		headOp: uint64(e.op), headSeq: uint64(e.seq), headDigest: e.digest, headFailed: flag(e.bad),
+		uint64(e.rng.Start), uint64(e.rng.End),
 		uint64(e.pending.Start), uint64(e.pending.End), uint64(e.bytes), flag(e.fellBack),
-		uint64(e.own.Count), e.own.Hash, flag(e.maySieve), e.digest, uint64(e.pieces),
+		uint64(e.own.Count), e.own.Hash, flag(e.maySieve), uint64(e.pieces),
 	}
 	for i, x := range w {
 		binary.LittleEndian.PutUint64(b[8*i:], x)
@@ -48,9 +50,10 @@ func decodeEntry(b []byte) entryRecord {
 	w := func(i int) uint64 { return binary.LittleEndian.Uint64(b[8*i:]) }
 	i := func(k int) int64 { return int64(w(k)) }
 	return entryRecord{
-		op: i(0), seq: i(1), rng: coll.Range{Start: i(2), End: i(3)}, bad: w(4) != 0,
-		pending: coll.Range{Start: i(5), End: i(6)}, bytes: i(7), fellBack: w(8) != 0,
-		own: coll.OwnBlocks{Count: i(9), Hash: w(10)}, maySieve: w(11) != 0, digest: w(12), pieces: i(13),
+		op: i(headOp), seq: i(headSeq), digest: w(headDigest), bad: w(headFailed) != 0,
+		rng:     coll.Range{Start: i(4), End: i(5)},
+		pending: coll.Range{Start: i(6), End: i(7)}, bytes: i(8), fellBack: w(9) != 0,
+		own: coll.OwnBlocks{Count: i(10), Hash: w(11)}, maySieve: w(12) != 0, pieces: i(13),
 	}
 }
 

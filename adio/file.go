@@ -14,7 +14,6 @@ import (
 	"github.com/collio/collio/cache"
 	"github.com/collio/collio/driver"
 	"github.com/collio/collio/hints"
-	"github.com/collio/collio/internal/agree"
 	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/commpool"
@@ -96,9 +95,11 @@ type File struct {
 	// entryAll holds a collective transfer's entry record and every
 	// rank's, reused from call to call.
 	entryAll []byte
-	broken   error        // set when a collective timed out: the communicator is unusable
-	last     metrics.Call // the last collective call on this rank
-	total    metrics.Call // all collective calls since open
+	// callAll is the same for a synchronizing call's record (meet).
+	callAll []byte
+	broken  error        // set when a collective timed out: the communicator is unusable
+	last    metrics.Call // the last collective call on this rank
+	total   metrics.Call // all collective calls since open
 	// buffers are the exchange buffers, kept between calls (they grow
 	// only on aggregators), outside the Go heap, and released at Close.
 	buffers coll.Buffers
@@ -223,16 +224,20 @@ func (f *File) agreeRecord(op string, err error, mine []uint64) (all []uint64, _
 	if cerr := f.settleChecks(op); cerr != nil {
 		return nil, cerr // a peer never joined: agreeing would hang
 	}
-	if f.owed != nil {
-		if err == nil {
-			err = f.owed
-		}
-		f.owed = nil
+	owed := f.owed
+	if owed != nil && err == nil {
+		err = owed
 	}
 	if err != nil {
 		err = f.wrap(err, op)
 	}
-	return agree.RecordChecked(f.comm, err, &f.seq, &f.digest, mine)
+	f.owed = nil
+	all, same, err := f.meet(op, err, mine)
+	if !same && f.broken == nil {
+		// The ranks were in different calls: the owed error is still owed.
+		f.owed = owed
+	}
+	return all, err
 }
 
 // owe keeps the error of a collective transfer that skipped the

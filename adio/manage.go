@@ -180,6 +180,11 @@ func (f *File) Close() error {
 		left = cerr
 	}
 	err := f.agree("close", left)
+	if f.broken != nil {
+		// The others were in another call, or never came: nothing more
+		// is done together, and the private communicator is not reused.
+		return err
+	}
 	if err == nil && f.mode&ModeDeleteOnClose != 0 {
 		var derr error
 		if f.rank() == 0 {

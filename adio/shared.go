@@ -162,7 +162,7 @@ func (f *File) ordered(op string, a Access, write bool) (int64, int64, error) {
 	}
 	v := f.View()
 	k, local := f.sharedEtypes(op, v, a, write)
-	all, err := agree.Record(f.comm, local, []uint64{uint64(k)})
+	all, err := f.agreeRecord(op, local, []uint64{uint64(k)})
 	if err != nil {
 		return 0, 0, err
 	}
@@ -275,7 +275,7 @@ func (f *File) PositionShared() (int64, error) {
 // for in set_view: the byte offset of the shared file pointer in the
 // current view (collective: rank 0 reads it, every rank gets it).
 func (f *File) CurrentDisplacement() (int64, error) {
-	const op = "set_view"
+	const op = opSetViewCurrent
 	if err := f.usable(op); err != nil {
 		return 0, err
 	}

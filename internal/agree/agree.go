@@ -18,48 +18,21 @@ import (
 //
 // Cost when nothing failed: one Allgather of 8 bytes per rank.
 func Errors(c comm.Comm, err error) error {
-	_, err = RecordChecked(c, err, nil, nil, nil)
+	_, err = recordWords(c, err, nil)
 	return err
 }
 
-// ErrorsChecked is Errors for a file's synchronizing calls: every rank
-// also gives how many collective transfers it has made on the file (seq)
-// and a digest of their directions. Where these differ, the ranks made
-// different collective calls, some of which did not synchronize: every
-// rank returns ErrNotSame, worded from rank 0's side so the text is the
-// same everywhere. Cost when nothing failed: one Allgather of 24 bytes per
-// rank. After a mismatch every rank takes rank 0's seq and digest, so it
-// is reported once.
-func ErrorsChecked(c comm.Comm, err error, seq *int64, digest *uint64) error {
-	_, err = RecordChecked(c, err, seq, digest, nil)
-	return err
-}
-
-// RecordChecked is ErrorsChecked carrying a record of words from every
-// rank, as Record does, so a synchronizing call shares what it needs in
-// its agreement's Allgather. Rank r's words are all[r*len(mine):
-// (r+1)*len(mine)]; they are returned even when the call fails (nil only
-// when the Allgather itself failed). seq and digest may be nil (Errors).
-func RecordChecked(c comm.Comm, err error, seq *int64, digest *uint64, mine []uint64) (all []uint64, _ error) {
-	var text []byte
-	if err != nil {
-		text = encode(err)
-	}
-	head := 1
-	if seq != nil {
-		head = 3
-	}
+// recordWords is Record: one Allgather of each rank's error length and
+// words, then Outcome.
+func recordWords(c comm.Comm, err error, mine []uint64) (all []uint64, _ error) {
+	text := Text(err)
 	k := len(mine)
-	width := 8 * (head + k)
+	width := 8 * (1 + k)
 	buf := make([]byte, width*(c.Size()+1))
 	own, gathered := buf[:width], buf[width:]
 	binary.LittleEndian.PutUint64(own[0:], uint64(len(text)))
-	if seq != nil {
-		binary.LittleEndian.PutUint64(own[8:], uint64(*seq))
-		binary.LittleEndian.PutUint64(own[16:], *digest)
-	}
 	for i, w := range mine {
-		binary.LittleEndian.PutUint64(own[8*(head+i):], w)
+		binary.LittleEndian.PutUint64(own[8*(1+i):], w)
 	}
 	if cerr := Allgather(c, own, gathered); cerr != nil {
 		return nil, &ioerr.Error{Class: ioerr.ErrInternComm, Op: "agree", Rank: c.Rank(), Err: cerr,
@@ -70,30 +43,55 @@ func RecordChecked(c comm.Comm, err error, seq *int64, digest *uint64, mine []ui
 		all = make([]uint64, k*c.Size())
 		for r := 0; r < c.Size(); r++ {
 			for i := range k {
-				all[k*r+i] = word(r, head+i)
+				all[k*r+i] = word(r, 1+i)
 			}
 		}
 	}
-	for r := 1; seq != nil && r < c.Size(); r++ {
-		if word(r, 1) != word(0, 1) || word(r, 2) != word(0, 2) {
-			*seq, *digest = int64(word(0, 1)), word(0, 2)
-			how := "the same number in a different order of directions"
-			if word(r, 1) != word(0, 1) {
-				how = fmt.Sprintf("%d", word(r, 1))
-			}
-			return all, &ioerr.Error{Class: ioerr.ErrNotSame, Rank: -1,
-				Msg: fmt.Sprintf("ranks made different collective transfers on this file: rank 0 made %d, rank %d %s (every rank must make the same collective calls in the same order)",
-					word(0, 1), r, how)}
-		}
+	return all, Outcome(c, err, text, func(r int) uint64 { return word(r, 0) })
+}
+
+// MaxErrorText bounds the encoded error one rank sends the others: a
+// longer text is cut, and a record announcing more is malformed.
+const MaxErrorText = 64 << 10
+
+// Text is err encoded for Outcome (nil when err is nil): its class code
+// and text, cut to MaxErrorText bytes.
+func Text(err error) []byte {
+	if err == nil {
+		return nil
 	}
-	failed, n := -1, 0
-	for r := 0; r < c.Size(); r++ {
-		if l := int(word(r, 0)); l > 0 {
-			failed, n = r, l
-			break
-		}
+	return encode(err)
+}
+
+// Outcome gives every rank the error of the lowest rank whose gathered
+// length word, length(r), is non-zero, or nil when there is none. err and
+// text are this rank's own (text = Text(err)); every rank must call it
+// with the same gathered words. A length past MaxErrorText is an
+// ErrInternComm error on every rank, naming the rank that sent it.
+func Outcome(c comm.Comm, err error, text []byte, length func(r int) uint64) error {
+	failed, n, bad := FirstFailed(c.Size(), length)
+	if bad != nil {
+		return bad
 	}
-	return all, spread(c, err, text, failed, n)
+	return spread(c, err, text, failed, n)
+}
+
+// FirstFailed returns the lowest of n ranks whose length word is non-zero
+// and that length (-1, 0 when none is), or an error when that word cannot
+// be the length of an encoded error.
+func FirstFailed(n int, length func(r int) uint64) (failed, size int, _ error) {
+	for r := range n {
+		l := length(r)
+		if l == 0 {
+			continue
+		}
+		if l > MaxErrorText+2 || l < 2 {
+			return -1, 0, &ioerr.Error{Class: ioerr.ErrInternComm, Op: "agree", Rank: -1,
+				Msg: fmt.Sprintf("rank %d announced an error record of %d bytes (at most %d): the ranks' records do not match, or memory was overwritten", r, l, MaxErrorText+2)}
+		}
+		return r, int(l), nil
+	}
+	return -1, 0, nil
 }
 
 // spread gives every rank the error of rank failed (text of n bytes there),
@@ -122,16 +120,21 @@ func spread(c comm.Comm, err error, text []byte, failed, n int) error {
 // words are all[r*len(mine):(r+1)*len(mine)]. The words are returned even
 // when the call fails (nil only when the agreement itself failed).
 func Record(c comm.Comm, err error, mine []uint64) (all []uint64, _ error) {
-	return RecordChecked(c, err, nil, nil, mine)
+	return recordWords(c, err, mine)
 }
 
-// encode packs an error's class code and text.
+// encode packs an error's class code and text, cut to MaxErrorText.
 func encode(err error) []byte {
 	s := err.Error()
+	if len(s) > MaxErrorText {
+		s = s[:MaxErrorText-len(cut)] + cut
+	}
 	b := make([]byte, 2, 2+len(s))
 	binary.LittleEndian.PutUint16(b, uint16(ioerr.Code(ioerr.ClassOf(err))))
 	return append(b, s...)
 }
+
+const cut = " [...]"
 
 func decode(b []byte) error {
 	if len(b) < 2 {
