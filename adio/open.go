@@ -449,7 +449,9 @@ func (f *File) deriveHints() error {
 // cache, and Sync and Close (through the driver file) wait for the copies
 // and return their errors, which the usual agreement spreads. If the cache
 // cannot be opened on some rank, no rank uses it: each writes the global
-// file directly, rank 0 warns once and e10_cache reads back as disable.
+// file directly, rank 0 warns once and e10_cache reads back as disable;
+// but if some rank refused its cache files as unsafe (cache.ErrUnsafe),
+// the open fails on every rank with that rank's error.
 func (f *File) openCache() error {
 	opts, on := cache.OptionsFromHints(f.hints, f.path, f.rank())
 	// With I/O servers the cache sits under the servers, which open it
@@ -467,7 +469,29 @@ func (f *File) openCache() error {
 	if f.f != nil {
 		cf, err = cache.Open(f.f, opts)
 	}
-	aerr := f.agree("open", err)
+	// A cache path that is not safe to use (cache.ErrUnsafe: a symbolic
+	// link or another user's file at a cache name, a planted journal) fails
+	// the open on every rank rather than falling back: it may be an attack,
+	// and the user should hear of it. Each rank says whether its failure
+	// is one in the agreement's record.
+	var unsafe uint64
+	if errors.Is(err, cache.ErrUnsafe) {
+		unsafe = 1
+		err = &ioerr.Error{Class: ioerr.ErrAccess, Rank: -1, Err: err, Msg: err.Error()}
+	}
+	flags, aerr := f.agreeRecord("open", err, []uint64{unsafe})
+	if aerr != nil && slices.Contains(flags, 1) {
+		if cf != nil {
+			cf.Detach()
+		}
+		// The agreement gave the lowest failing rank's error, which may be
+		// another one: give every rank the lowest refusing rank's (a second
+		// Allgather, on this failure only).
+		if unsafe == 0 {
+			err = nil
+		}
+		return agree.Errors(f.comm, f.wrap(err, "open"))
+	}
 	if aerr == nil {
 		if cf != nil {
 			f.f = cf

@@ -700,3 +700,45 @@ func TestFallbackOnOneRankReachesAll(t *testing.T) {
 	require.Equal(t, 1, strings.Count(stderr.String(), "every rank writes"), stderr.String())
 	require.Equal(t, w.expected(), must(os.ReadFile(path)))
 }
+
+// A rank that refuses its cache files as unsafe (here another user's
+// symbolic link at rank 2's cache name) fails the open on every rank
+// with its error, which names the path and the reason, instead of the
+// fallback to direct writes; this holds when a lower rank's cache failed
+// otherwise (rank 1: an injected EIO). The link's target keeps its data
+// and nothing is written to the global file.
+func TestUnsafeCacheFailsOpenOnEveryRank(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("simulating another user's files needs root (chown)")
+	}
+	dir := t.TempDir()
+	require.NoError(t, os.Chmod(dir, 0o777|os.ModeSticky))
+	target := filepath.Join(t.TempDir(), "precious")
+	want := []byte("the user's own data, not to be touched")
+	require.NoError(t, os.WriteFile(target, want, 0o644))
+	path := filepath.Join(t.TempDir(), "f")
+	cp, _ := cache.Names(dir, path, 2)
+	require.NoError(t, os.Symlink(target, cp))
+	require.NoError(t, os.Lchown(cp, 65534, 65534))
+	h := merge(strategies["twophase"], map[string]string{"e10_cache": "enable", "e10_cache_path": "faulty:" + dir,
+		"collio_fault": "eio_call=open:1+", "collio_fault_ranks": "1"})
+	errs := make([]error, ranks)
+	var stderr syncBuffer
+	require.NoError(t, comm.RunWorldTimeout(ranks, 0, 20*time.Second, func(c comm.Comm) error {
+		f, err := adio.Open(c, path, adio.ModeCreate|adio.ModeRdWr, adio.OpenOptions{Hints: h, Stderr: &stderr})
+		if err == nil {
+			f.WriteAtAll(adio.Bytes(rankData(c.Rank(), 0, 1500)), int64(c.Rank())*1500)
+			f.Close()
+		}
+		errs[c.Rank()] = err
+		return nil
+	}))
+	for r, err := range errs {
+		require.Error(t, err, "rank %d", r)
+		require.ErrorIs(t, err, ioerr.ErrAccess, "rank %d", r)
+		require.ErrorContains(t, err, "cache: refusing "+cp+": the cache file is a symbolic link", "rank %d", r)
+	}
+	require.NotContains(t, stderr.String(), "could not be used")
+	require.Equal(t, want, must(os.ReadFile(target)))
+	require.Empty(t, must(os.ReadFile(path)))
+}

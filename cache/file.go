@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/collio/collio/driver"
+	"golang.org/x/sys/unix"
 )
 
 // File is a driver.File over the global file whose writes land in a
@@ -95,15 +96,18 @@ func Open(global driver.File, opts Options) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cache: %w", err)
 	}
-	osDir := stripPrefixes(opts.Dir)
-	if err := os.MkdirAll(osDir, 0o700); err != nil {
-		return nil, fmt.Errorf("cache: cache directory: %w", err)
+	osDir, err := prepareDir(opts.Dir)
+	if err != nil {
+		return nil, err
 	}
+	// The directory as the cache driver sees it (prefixes kept), absolute:
+	// journals record the cache file's absolute path.
+	opts.Dir = dirPrefixes(opts.Dir) + osDir
 	cachePath, journalPath := Names(opts.Dir, canon, opts.Rank)
 	osCache := stripPrefixes(cachePath)
 	j, stale, err := openJournal(journalPath, canon, osCache, opts.Discard)
 	if err != nil {
-		return nil, fmt.Errorf("cache: %w", err)
+		return nil, cacheErr(err)
 	}
 	if stale != nil {
 		if err := replayStale(global, canon, stale, journalPath, opts.Warn); err != nil {
@@ -115,22 +119,10 @@ func Open(global driver.File, opts Options) (*File, error) {
 			return nil, fmt.Errorf("cache: %w", err)
 		}
 	}
-	drv, dpath := opts.CacheDriver, stripPrefixes(cachePath)
-	if drv == nil {
-		if drv, dpath, err = driver.Resolve(cachePath); err != nil {
-			j.close(true)
-			return nil, fmt.Errorf("cache: %w", err)
-		}
-	}
-	cf, err := drv.Open(dpath, driver.OpenOptions{Flags: driver.ORdWr | driver.OCreate, Perm: 0o600, Params: opts.Params})
-	if err == nil {
-		if err = cf.Truncate(0); err != nil {
-			cf.Close()
-		}
-	}
+	cf, dpath, drv, err := createCache(opts, cachePath)
 	if err != nil {
 		j.close(true)
-		return nil, fmt.Errorf("cache: opening the cache file: %w", err)
+		return nil, err
 	}
 	c := &File{
 		global: global, cache: cf, cachePath: dpath, cacheDrv: drv, journal: j, opts: opts,
@@ -145,18 +137,27 @@ func Open(global driver.File, opts Options) (*File, error) {
 	return c, nil
 }
 
-// replayStale copies the extents an earlier open left in its journal.
+// replayStale copies the extents an earlier open left in its journal,
+// from the cache file beside the journal, once the journal is known to be
+// this file's (vetJournal).
 func replayStale(global driver.File, canon string, stale *journalInfo, journalPath string, warn func(string)) error {
 	if pathKey(stale.Global) != pathKey(canon) {
 		return fmt.Errorf("cache: journal %s belongs to %s, not %s; move it away or run collio recover", journalPath, stale.Global, canon)
 	}
-	if stale.id != (identity{}) && identityOf(canon) != stale.id {
+	cachePath, err := vetJournal(journalPath, stale)
+	if err != nil {
+		return err
+	}
+	if identityOf(canon) != stale.id {
 		if warn != nil {
 			warn(fmt.Sprintf("e10_cache: dropped %d unsynced extents of an earlier open left in %s: %s was replaced since", len(stale.Pending), journalPath, canon))
 		}
 		return nil
 	}
-	n, err := copyRecords(global, stale)
+	n, err := copyRecords(global, cachePath, stale)
+	if errors.Is(err, ErrUnsafe) {
+		return cacheErr(err)
+	}
 	if err != nil {
 		return fmt.Errorf("cache: replaying journal %s of an earlier open that did not finish: %w", journalPath, err)
 	}
@@ -167,6 +168,53 @@ func replayStale(global driver.File, canon string, stale *journalInfo, journalPa
 		warn(fmt.Sprintf("e10_cache: copied %d bytes that an earlier open left in the cache (journal %s) to %s", n, journalPath, canon))
 	}
 	return nil
+}
+
+// createCache creates the cache file anew: what an earlier open of this
+// user left at its name is deleted first (removeLeftover), and the file
+// is created exclusively and without following a symbolic link, so that
+// no write ever goes through a name someone else prepared.
+func createCache(opts Options, cachePath string) (driver.File, string, driver.Driver, error) {
+	osCache := stripPrefixes(cachePath)
+	if err := removeLeftover(osCache, "cache file"); err != nil {
+		return nil, "", nil, cacheErr(err)
+	}
+	drv, dpath := opts.CacheDriver, osCache
+	if drv == nil {
+		var err error
+		if drv, dpath, err = driver.Resolve(cachePath); err != nil {
+			return nil, "", nil, fmt.Errorf("cache: %w", err)
+		}
+	}
+	cf, err := drv.Open(dpath, driver.OpenOptions{Flags: driver.ORdWr | driver.OCreate | driver.OExcl | unix.O_NOFOLLOW,
+		Perm: 0o600, Params: opts.Params})
+	switch {
+	case errors.Is(err, unix.ELOOP), errors.Is(err, os.ErrExist):
+		// Created between removeLeftover and the open: not ours.
+		return nil, "", nil, unsafeErr(osCache, "the cache file's name was taken while it was being created")
+	case err != nil:
+		return nil, "", nil, fmt.Errorf("cache: opening the cache file: %w", err)
+	}
+	// O_EXCL made a new file; check the descriptor all the same where
+	// the driver gives it.
+	var st unix.Stat_t
+	if raw, ok := driver.As[interface{ RawFD() (int, bool) }](cf); ok {
+		if fd, ok := raw.RawFD(); ok {
+			err = unix.Fstat(fd, &st)
+		} else {
+			err = unix.Lstat(osCache, &st)
+		}
+	} else {
+		err = unix.Lstat(osCache, &st)
+	}
+	if err == nil {
+		err = checkOwned(osCache, "cache file", &st)
+	}
+	if err != nil {
+		cf.Close()
+		return nil, "", nil, cacheErr(err)
+	}
+	return cf, dpath, drv, nil
 }
 
 // Unwrap returns the global file.

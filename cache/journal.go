@@ -44,6 +44,10 @@ import (
 //
 // The writer holds an flock on the journal while the cache is open, so
 // recovery skips journals in use.
+//
+// A journal is trusted only as far as safety.go checks it: a regular file
+// of this user, whose records are copied from the cache file beside it
+// and nowhere else, and whose dev and ino are never zero.
 
 const (
 	journalMagic = "COLLIOJ1"
@@ -216,9 +220,20 @@ func readJournal(path string) (*journalInfo, error) {
 // errJournalBusy says that another open holds the journal.
 var errJournalBusy = errors.New("the cache journal is in use by another open (a running process, or a deferred close still copying)")
 
-// lockJournal opens path and takes its flock without waiting.
-func lockJournal(path string, flags int) (*os.File, error) {
-	f, err := os.OpenFile(path, flags, 0o600)
+// lockJournal opens the journal at path and takes its flock without
+// waiting. The journal must be a regular file of this user, not a
+// symbolic link (openOwned); with create, a missing one is created
+// exclusively.
+func lockJournal(path string, create bool) (*os.File, error) {
+	f, err := openOwned(path, "journal", unix.O_RDWR, 0)
+	for i := 0; create && errors.Is(err, os.ErrNotExist); i++ {
+		f, err = openOwned(path, "journal", unix.O_RDWR|unix.O_CREAT|unix.O_EXCL, 0o600)
+		if !errors.Is(err, os.ErrExist) || i == 2 {
+			break
+		}
+		// Created by someone else in between: look at what it is.
+		f, err = openOwned(path, "journal", unix.O_RDWR, 0)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -243,7 +258,7 @@ func lockJournal(path string, flags int) (*os.File, error) {
 // finish, they are returned (stale != nil) and the caller decides; the
 // journal is then not reset.
 func openJournal(path, global, cachePath string, discard bool) (j *journal, stale *journalInfo, err error) {
-	f, err := lockJournal(path, os.O_RDWR|os.O_CREATE)
+	f, err := lockJournal(path, true)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -262,7 +277,12 @@ func openJournal(path, global, cachePath string, discard bool) (j *journal, stal
 
 // reset rewrites the journal as a header without records and fsyncs it.
 func (j *journal) reset(global, cachePath string, discard bool) error {
-	hdr := encodeHeader(global, cachePath, discard, identityOf(global))
+	id := identityOf(global)
+	if id == (identity{}) {
+		// A journal without it could not tell a replaced global file.
+		return fmt.Errorf("cannot identify the global file %s (stat failed)", global)
+	}
+	hdr := encodeHeader(global, cachePath, discard, id)
 	if err := j.f.Truncate(0); err != nil {
 		return err
 	}

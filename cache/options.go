@@ -51,7 +51,8 @@ type Options struct {
 	GlobalPath string
 	// Dir is the cache directory on the node-local device
 	// (e10_cache_path), driver prefix allowed ("faulty:/local/cache");
-	// "" means os.TempDir(). It is created if missing.
+	// "" means DefaultDir(), this user's own directory under
+	// os.TempDir(). It is created (0700) if missing.
 	Dir string
 	// Rank is the opening rank; one cache file per rank and open.
 	Rank int
@@ -112,9 +113,6 @@ func (o Options) withDefaults() Options {
 	if o.ChunkSize < 1 {
 		o.ChunkSize = DefaultChunkSize
 	}
-	if o.Dir == "" {
-		o.Dir = os.TempDir()
-	}
 	return o
 }
 
@@ -147,6 +145,12 @@ func stripPrefixes(path string) string {
 		}
 		path = rest
 	}
+}
+
+// dirPrefixes returns the driver prefixes of path ("faulty:sim:/x" gives
+// "faulty:sim:").
+func dirPrefixes(path string) string {
+	return strings.TrimSuffix(path, stripPrefixes(path))
 }
 
 // canonicalPath keeps the driver prefixes and makes the rest absolute.
@@ -184,7 +188,7 @@ func pathKey(globalPath string) string {
 // name in different directories.
 func Names(dir, globalPath string, rank int) (cachePath, journalPath string) {
 	if dir == "" {
-		dir = os.TempDir()
+		dir = DefaultDir()
 	}
 	key := pathKey(globalPath)
 	h := fnv.New32a()

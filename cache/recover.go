@@ -10,6 +10,7 @@ import (
 	"sort"
 
 	"github.com/collio/collio/driver"
+	"golang.org/x/sys/unix"
 )
 
 // mergeRecords returns the union of the records' ranges, sorted. Every
@@ -33,13 +34,17 @@ func mergeRecords(recs []record) []span {
 }
 
 // copyRecords copies the pending ranges of a journal from its cache file
-// to global and returns the bytes copied.
-func copyRecords(global driver.File, info *journalInfo) (int64, error) {
+// cachePath (the one vetJournal returned) to global and returns the bytes
+// copied. The cache file must be a regular file of this user.
+func copyRecords(global driver.File, cachePath string, info *journalInfo) (int64, error) {
 	spans := mergeRecords(info.Pending)
 	if len(spans) == 0 {
 		return 0, nil
 	}
-	src, err := os.Open(info.Cache)
+	src, err := openOwned(cachePath, "cache file", unix.O_RDONLY, 0)
+	if errors.Is(err, ErrUnsafe) {
+		return 0, err
+	}
 	if err != nil {
 		return 0, fmt.Errorf("opening the cache file: %w", err)
 	}
@@ -53,7 +58,7 @@ func copyRecords(global driver.File, info *journalInfo) (int64, error) {
 			if err != nil && !(errors.Is(err, io.EOF) && k == len(chunk)) {
 				if errors.Is(err, io.EOF) {
 					err = fmt.Errorf("%s ends at %d before the journalled range [%d, %d): %w",
-						info.Cache, pos+int64(k), s.start, s.end, io.ErrUnexpectedEOF)
+						cachePath, pos+int64(k), s.start, s.end, io.ErrUnexpectedEOF)
 				}
 				return total, err
 			}
@@ -101,8 +106,13 @@ type Recovered struct {
 // the global file it names, the global file is synced, and the cache file
 // and journal are deleted (or, if the cache was opened with discard
 // disabled, the cache file is kept and the journal emptied). Journals of
-// global files that were replaced since are skipped unless Force. The
-// error is non-nil if any journal failed; the others are still done.
+// global files that were replaced since are skipped unless Force, and so
+// are other users' journals (a shared directory holds them). A journal
+// that is a symbolic link or not a regular file, or that names another
+// cache file than the one beside it, another global file than its name
+// was made from, or no device and inode, fails: its data is copied from
+// nowhere and nothing is deleted. The error is non-nil if any journal
+// failed; the others are still done.
 func Recover(dir string, opts RecoverOptions) ([]Recovered, error) {
 	names, err := filepath.Glob(filepath.Join(stripPrefixes(dir), "*.journal"))
 	if err != nil {
@@ -135,10 +145,15 @@ func recoverOne(name string, opts RecoverOptions) (r Recovered) {
 		r.Err, r.Status = err, "failed: "+err.Error()
 		return r
 	}
-	lk, err := lockJournal(name, os.O_RDWR)
+	lk, err := lockJournal(name, false)
 	if err != nil {
 		if errors.Is(err, errJournalBusy) {
 			r.Status = "skipped: in use by a running open"
+			return r
+		}
+		var u *UnsafeError
+		if errors.As(err, &u) && u.Owner >= 0 {
+			r.Status = fmt.Sprintf("skipped: owned by uid %d, not by this user (uid %d)", u.Owner, os.Geteuid())
 			return r
 		}
 		return fail(err)
@@ -156,7 +171,11 @@ func recoverOne(name string, opts RecoverOptions) (r Recovered) {
 	for _, s := range mergeRecords(info.Pending) {
 		r.Bytes += s.end - s.start
 	}
-	if len(info.Pending) > 0 && info.id != (identity{}) && identityOf(info.Global) != info.id && !opts.Force {
+	cachePath, err := vetJournal(name, info)
+	if err != nil {
+		return fail(err)
+	}
+	if len(info.Pending) > 0 && identityOf(info.Global) != info.id && !opts.Force {
 		r.Status = "skipped: the global file was replaced since (another inode); use -force to copy anyway"
 		return r
 	}
@@ -176,7 +195,7 @@ func recoverOne(name string, opts RecoverOptions) (r Recovered) {
 		if err != nil {
 			return fail(err)
 		}
-		if r.Bytes, err = copyRecords(g, info); err == nil {
+		if r.Bytes, err = copyRecords(g, cachePath, info); err == nil {
 			err = g.Sync()
 		}
 		if cerr := g.Close(); err == nil {
@@ -190,7 +209,7 @@ func recoverOne(name string, opts RecoverOptions) (r Recovered) {
 		r.Status = "nothing to copy"
 	}
 	if info.Discard {
-		if err := os.Remove(info.Cache); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := removeLeftover(cachePath, "cache file"); err != nil {
 			return fail(err)
 		}
 		if err := os.Remove(name); err != nil {

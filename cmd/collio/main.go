@@ -22,7 +22,10 @@
 // and the journal emptied). Run it on every node that ran ranks, after the
 // job ended. -n lists what would be copied; -force copies even into a
 // global file that was replaced (another inode) since the journal was
-// written. The exit status is 1 if any journal could not be recovered.
+// written. A journal is used only if it is a regular file of this user (other
+// users' journals are skipped) that names the cache file beside it; only
+// that cache file is ever deleted. The exit status is 1 if any journal
+// could not be recovered or was refused.
 package main
 
 import (

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"encoding/binary"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -47,4 +49,45 @@ func TestRecover(t *testing.T) {
 	require.Contains(t, out.String(), "no cache journals")
 	require.Equal(t, 2, run(nil, &out, &errOut))
 	require.Equal(t, 1, run([]string{"recover", filepath.Join(dir, "missing")}, &out, &errOut))
+}
+
+// journalHeader is a journal without records, as the cache writes it
+// (cache/journal.go): nothing pending, so recover goes straight to
+// deleting the cache file it names.
+func journalHeader(global, cachePath string, st *syscall.Stat_t) []byte {
+	b := []byte("COLLIOJ1")
+	b = binary.LittleEndian.AppendUint32(b, 1) // discard
+	b = binary.LittleEndian.AppendUint64(b, uint64(st.Dev))
+	b = binary.LittleEndian.AppendUint64(b, st.Ino)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(global)))
+	b = append(b, global...)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(cachePath)))
+	b = append(b, cachePath...)
+	return binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
+}
+
+// collio recover deletes only the cache file beside a journal: a journal
+// that names another file, and a symbolic link at a journal's name, fail
+// with the path and the reason, and the files they point to stay.
+func TestRecoverLeavesForeignPaths(t *testing.T) {
+	dir := t.TempDir()
+	global := filepath.Join(t.TempDir(), "out")
+	require.NoError(t, os.WriteFile(global, []byte("data"), 0o644))
+	victim := filepath.Join(t.TempDir(), "precious")
+	require.NoError(t, os.WriteFile(victim, []byte("keep me"), 0o644))
+	var st syscall.Stat_t
+	require.NoError(t, syscall.Stat(global, &st))
+	_, jp := cache.Names(dir, global, 0)
+	require.NoError(t, os.WriteFile(jp, journalHeader(global, victim, &st), 0o600))
+	link := filepath.Join(dir, "other.0badf00d.r1.journal")
+	require.NoError(t, os.Symlink(victim, link))
+
+	var out, errOut bytes.Buffer
+	require.Equal(t, 1, run([]string{"recover", dir}, &out, &errOut), out.String())
+	require.Contains(t, errOut.String(), jp+": the journal names the cache file "+victim+", not ")
+	require.Contains(t, errOut.String(), link+": the journal is a symbolic link")
+	got, err := os.ReadFile(victim)
+	require.NoError(t, err)
+	require.Equal(t, "keep me", string(got))
+	require.FileExists(t, jp)
 }

@@ -12,7 +12,8 @@
 # MPI_THREAD_MULTIPLE its transfers run inside their start calls). The files each run
 # writes must be byte-identical to the host MPI-IO's. capi (collio.h, hints
 # config, pass-through, COLLIO_VERBOSE) and e10's failing deferred close run
-# linked only, e10 without files preloaded only. ioserver (I/O server ranks
+# linked only, e10 without files and with planted cache files preloaded
+# only. ioserver (I/O server ranks
 # through collio.h) runs linked. stats checks the per-file
 # report of COLLIO_STATS (text preloaded, JSON linked; statscheck.py).
 # errors checks error codes (MPI_Error_class everywhere, collio's message in
@@ -250,6 +251,25 @@ else
 		fail "e10 fail: the failed copy is not reported by rank 1 alone"
 	else
 		echo "ok   e10 fail: MPI_Finalize returned MPI_ERR_IO on every rank"
+	fi
+fi
+
+# e10 planted: another user's symbolic link and journal at the cache's
+# names in a shared cache directory, preloaded: every open through the
+# cache fails with MPI_ERR_ACCESS naming the planted path, and neither the
+# file they aim at nor the program's file is touched (e10.c says more).
+if [ "$np" -lt 3 ]; then
+	echo "skip e10 planted: needs 3 ranks or more"
+else
+	mkdir -p "$out/e10.planted"
+	COLLIO_EXPECT=1 $mpirun -x COLLIO_EXPECT -x LD_PRELOAD="$lib" "$build/e10.host" "$out/e10.planted" planted \
+		>"$out/e10.planted.out" 2>&1
+	rc=$?
+	if [ $rc != 0 ]; then
+		cat "$out/e10.planted.out"
+		fail "e10 planted exited with $rc"
+	else
+		echo "ok   e10 planted: a planted cache symlink and journal fail the open on every rank, nothing touched"
 	fi
 fi
 
