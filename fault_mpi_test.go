@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/collio/collio"
@@ -51,6 +52,8 @@ func faultStrategies(p int) []struct {
 		{"dynamic", cbHints("collio_strategy", "dynamic", "cb_nodes", all, "cb_buffer_size", fltWindow)},
 		{"static", cbHints("collio_strategy", "static", "cb_nodes", all, "cb_buffer_size", fltWindow)},
 		{"tam", cbHints("collio_strategy", "tam", "collio_node_size", "2", "cb_nodes", all, "cb_buffer_size", fltWindow)},
+		// Each round's file I/O after its exchange, not overlapping the next.
+		{"twophase-no-overlap", cbHints("cb_nodes", all, "cb_buffer_size", fltWindow, "collio_overlap", "disable")},
 	}
 }
 
@@ -182,10 +185,11 @@ type writeFault struct {
 	rmw   bool // the read of a read-modify-write (two-phase and TAM fill holes; segmentation never)
 }
 
-// TestFaultOnOneRankUnderMPI: for two-phase, dynamic, static and TAM, one
-// rank's file system fails in the middle of a collective write (EIO on
-// its second write, a short second write, ENOSPC part way, EIO on the
-// read of a read-modify-write) or read (EIO on its second read). Every
+// TestFaultOnOneRankUnderMPI: for two-phase (with and without overlap),
+// dynamic, static and TAM, one rank's file system fails in the middle of
+// a collective write (EIO on its second write, on every write, on its
+// third call of any kind; a short second write; ENOSPC part way; EIO on
+// the read of a read-modify-write) or read (EIO on its second read). Every
 // rank returns the same error, class and text, from that call, none
 // reports bytes moved, and nothing hangs (collio_collective_timeout turns
 // a rank that waits for a call the others left into an error; mpitest
@@ -207,6 +211,8 @@ func TestFaultOnOneRankUnderMPI(t *testing.T) {
 		{"short_write=2", collio.ErrIO, true, false},
 		{"enospc_after=3000", collio.ErrNoSpace, false, false},
 		{"eio_call=read:1", collio.ErrIO, true, true},
+		{"eio_call=write:1+", collio.ErrIO, false, false}, // every later round fails too
+		{"eio_call=*:3", collio.ErrIO, true, false},
 	}
 	for _, st := range faultStrategies(p) {
 		for _, bad := range bads {
@@ -215,6 +221,15 @@ func TestFaultOnOneRankUnderMPI(t *testing.T) {
 			}
 			faultyRead(t, st.name, st.h, bad)
 		}
+	}
+}
+
+// checkStrategyName checks that the call ran the strategy named (up to
+// a "-variant" suffix).
+func checkStrategyName(t *testing.T, f *collio.File, name string) {
+	want, _, _ := strings.Cut(name, "-")
+	if last, _ := f.Stats(); last.Strategy != want {
+		t.Errorf("strategy %s, want %s", last.Strategy, want)
 	}
 }
 
@@ -237,9 +252,7 @@ func faultyWrite(t *testing.T, strategy string, sh collio.Hints, bad string, wf 
 			t.Errorf("rank %d: the failed write reports %d bytes written", c.Rank(), n)
 		}
 		expectError(t, c, err, wf.class, "write_at_all with "+wf.rule+" on rank "+bad, true)
-		if last, _ := f.Stats(); last.Strategy != strategy {
-			t.Errorf("strategy %s, want %s", last.Strategy, strategy)
-		}
+		checkStrategyName(t, f, strategy)
 		landed := fc.checkFailedWrite("after the failed write")
 		t.Logf("%d of the call's bytes landed before the fault", landed)
 		if wf.again {
@@ -264,9 +277,7 @@ func faultyRead(t *testing.T, strategy string, sh collio.Hints, bad string) {
 			t.Errorf("rank %d: the failed read reports %d bytes read", c.Rank(), n)
 		}
 		expectError(t, c, err, collio.ErrIO, "read_at_all with eio_call=read:2 on rank "+bad, true)
-		if last, _ := f.Stats(); last.Strategy != strategy {
-			t.Errorf("strategy %s, want %s", last.Strategy, strategy)
-		}
+		checkStrategyName(t, f, strategy)
 		clear(got)
 		n, err = f.ReadAtAll(got, 0)
 		together(t, c, err, "read_at_all again")
