@@ -179,8 +179,9 @@ func runCrashJob(t *testing.T, mpirun, self string, np int, mode, dir string) cr
 	if ctx.Err() != nil {
 		j.err = fmt.Errorf("mpirun still running after %v (killed): %w", crashJobLimit, err)
 	}
-	// A rank that mpirun failed to end outlives it. Processes being torn
-	// down may still show for a moment; what remains after a grace
+	// A rank that mpirun failed to end outlives it. Nothing signals the
+	// end of processes that are not this test's children, and one being
+	// torn down may still show for a moment: what remains after a grace
 	// period is left over.
 	deadline := time.Now().Add(2 * time.Second)
 	for {
@@ -217,8 +218,9 @@ func processesOf(t *testing.T, bin string, not int) []int {
 }
 
 // checkKilled checks that the job ended because rank 1 was killed, in
-// bounded time, with no process left, and that every rank got as far as
-// the program said (ready lines) and no further (lines that must not be).
+// bounded time, with no process left, that every rank printed its pid
+// line and the line "crashwrite: rank R must" (if must is not empty), and
+// that no rank printed "crashwrite: rank R mustNot" (if not empty).
 func checkKilled(t *testing.T, j crashJob, np int, must, mustNot string) {
 	t.Helper()
 	var ee *exec.ExitError
@@ -284,9 +286,9 @@ func TestRankKilledUnderMpirun(t *testing.T) {
 	})
 
 	// Every rank's write returned into its cache, then rank 1 dies at its
-	// second copy in the background. The global file
-	// misses data; collio recover, on the job's private e10_cache_path,
-	// restores every byte and leaves the directory empty.
+	// second copy in the background. The global file misses data; collio
+	// recover, on the job's private e10_cache_path, restores every byte
+	// and leaves the directory empty.
 	t.Run("e10-cache-copy", func(t *testing.T) {
 		const np = 3
 		dir := t.TempDir()
