@@ -67,7 +67,7 @@ type faultCase struct {
 	old    []byte // the file before the faulty call
 	want   []byte // the file once the call succeeds
 	writes []bool // the bytes the call writes
-	mine   []byte // this rank's data of the call (for a write) or its part of old (for a read)
+	mine   []byte // the bytes of old under this rank's view: what its read returns
 }
 
 // newFaultCase builds the file before the call (rank 0 writes old) and
@@ -139,7 +139,7 @@ func (fc *faultCase) checkFailedWrite(what string) int {
 	if fc.c.Rank() == 0 {
 		got, err := os.ReadFile(fc.path)
 		if err != nil {
-			t.Fatalf("%s: %v", what, err)
+			t.Errorf("%s: %v", what, err) // the other ranks stop at the checkpoint
 		}
 		if len(got) < len(fc.old) || len(got) > max(len(fc.old), len(fc.want)) {
 			t.Errorf("%s: file has %d bytes, want %d to %d", what, len(got), len(fc.old), max(len(fc.old), len(fc.want)))
