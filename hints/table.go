@@ -105,7 +105,7 @@ var Table = []Spec{
 
 	// Hints of the faulty driver (faulty: prefix).
 	{Key: CollioFault, Kind: KindString, Default: "", OpenOnly: true,
-		Doc: "faulty driver: faults to inject, rules separated by ';': enospc_after=N (bytes, per file), enospc_process_after=N (bytes, per process), eio_call=OP:K (the K-th call of OP fails; K+ = from the K-th on), eio_offset=N (reads and writes touching byte N), short_write=K (or K+), slow=OP:DURATION (e.g. write:50ms). OP is open, write, read, sync, allocate, truncate, size, lock, unlock, close or * (any call on the open file). Checked when the file is opened."},
+		Doc: "faulty driver: faults to inject, rules separated by ';': enospc_after=N (bytes, per file), enospc_process_after=N (bytes, per process), eio_call=OP:K (the K-th call of OP fails; K+ = from the K-th on), eio_offset=N (reads and writes touching byte N), short_write=K (or K+), slow=OP:DURATION (e.g. write:50ms), crash=OP:K (the K-th call of OP kills the process with SIGKILL: a crash, for tests under mpirun). OP is open, write, read, sync, allocate, truncate, size, lock, unlock, close or * (any call on the open file). Checked when the file is opened."},
 	{Key: CollioFaultRanks, Kind: KindString, Default: "", OpenOnly: true,
 		Doc: "faulty driver: comma-separated ranks that collio_fault applies to; empty = all ranks."},
 }

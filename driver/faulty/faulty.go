@@ -1,8 +1,8 @@
 // Package faulty is a fault-injection driver: it wraps another driver and
 // makes chosen calls fail (ENOSPC after a byte budget, EIO on the K-th
-// call of an operation or at an offset), write short, or run slowly, so
-// that collio's error paths can be tested, including under mpirun where
-// only one rank's I/O fails.
+// call of an operation or at an offset), write short, run slowly, or kill
+// the process, so that collio's error paths can be tested, including
+// under mpirun where only one rank's I/O fails or one rank dies.
 //
 // Importing it registers the driver "faulty": a path "faulty:REST" opens
 // REST through the driver that driver.Resolve picks for it ("faulty:/tmp/f"

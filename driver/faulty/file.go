@@ -34,10 +34,35 @@ func matchesCall(r Rule, nth int64) bool {
 	return nth == r.Call || (r.AndLater && nth > r.Call)
 }
 
-// callFaults sleeps for the Slow rules of op and returns the error of the
-// first EIOCall rule that hits this call. nth counts calls of op, nthAll
-// all calls of the file.
+// hits reports whether a rule of op's calls (or of any call) matches this
+// call.
+func hits(r Rule, op Op, nth, nthAll int64) bool {
+	return (r.Op == op && matchesCall(r, nth)) || (r.Op == OpAny && op != OpOpen && matchesCall(r, nthAll))
+}
+
+// crashes reports whether a Crash rule hits this call.
+func (f *file) crashes(op Op, nth, nthAll int64) bool {
+	for _, r := range f.rules {
+		if r.Kind == Crash && hits(r, op, nth, nthAll) {
+			return true
+		}
+	}
+	return false
+}
+
+// crash ends the process as a crash would; tests may replace it.
+var crash = func() {
+	syscall.Kill(syscall.Getpid(), syscall.SIGKILL)
+	select {} // SIGKILL to oneself is delivered before kill returns
+}
+
+// callFaults crashes for a Crash rule, sleeps for the Slow rules of op
+// and returns the error of the first EIOCall rule that hits this call.
+// nth counts calls of op, nthAll all calls of the file.
 func (f *file) callFaults(op Op, nth, nthAll int64, sysOp string) error {
+	if f.crashes(op, nth, nthAll) {
+		crash()
+	}
 	for _, r := range f.rules {
 		if r.Kind == Slow && (r.Op == op || (r.Op == OpAny && op != OpOpen)) {
 			sleep(r.Delay)
@@ -47,7 +72,7 @@ func (f *file) callFaults(op Op, nth, nthAll int64, sysOp string) error {
 		if r.Kind != EIOCall {
 			continue
 		}
-		if (r.Op == op && matchesCall(r, nth)) || (r.Op == OpAny && op != OpOpen && matchesCall(r, nthAll)) {
+		if hits(r, op, nth, nthAll) {
 			return f.pathErr(sysOp, r, syscall.EIO, false)
 		}
 	}

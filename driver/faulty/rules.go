@@ -64,14 +64,19 @@ const (
 	ShortWrite
 	// Slow: every call of Op sleeps Delay before it runs.
 	Slow
+	// Crash: the Call-th call of Op (counted as for EIOCall) kills the
+	// process with SIGKILL instead of running: a crash at a chosen point,
+	// for programs run under mpirun or as a child of a test. The calls
+	// before it completed (the runs of a batch before it were written).
+	Crash
 )
 
 // Rule is one fault. Which fields matter depends on Kind.
 type Rule struct {
 	Kind     Kind
-	Op       Op            // EIOCall, Slow
+	Op       Op            // EIOCall, Slow, Crash
 	N        int64         // NoSpace, NoSpaceProcess: bytes; EIOOffset: the offset
-	Call     int64         // EIOCall, ShortWrite: 1-based call number
+	Call     int64         // EIOCall, ShortWrite, Crash: 1-based call number
 	AndLater bool          // EIOCall, ShortWrite: also every call after Call
 	Delay    time.Duration // Slow
 }
@@ -100,6 +105,9 @@ func ShortWriteOnCall(k int64) Rule { return Rule{Kind: ShortWrite, Call: k} }
 // SlowCalls delays every call of op by d.
 func SlowCalls(op Op, d time.Duration) Rule { return Rule{Kind: Slow, Op: op, Delay: d} }
 
+// CrashOnCall kills the process (SIGKILL) at the k-th call of op.
+func CrashOnCall(op Op, k int64) Rule { return Rule{Kind: Crash, Op: op, Call: k} }
+
 // Rule names in the collio_fault syntax.
 const (
 	nameNoSpace        = "enospc_after"
@@ -108,6 +116,7 @@ const (
 	nameEIOOffset      = "eio_offset"
 	nameShortWrite     = "short_write"
 	nameSlow           = "slow"
+	nameCrash          = "crash"
 )
 
 // String formats r in the collio_fault syntax; ParseRules reads it back.
@@ -132,6 +141,8 @@ func (r Rule) String() string {
 		return fmt.Sprintf("%s=%s", nameShortWrite, call())
 	case Slow:
 		return fmt.Sprintf("%s=%s:%s", nameSlow, r.Op, r.Delay)
+	case Crash:
+		return fmt.Sprintf("%s=%s:%s", nameCrash, r.Op, call())
 	}
 	return fmt.Sprintf("unknown fault kind %d", int(r.Kind))
 }
@@ -146,12 +157,15 @@ func (r Rule) Validate() error {
 		if r.N < 0 {
 			return bad("must not be negative")
 		}
-	case EIOCall, ShortWrite:
+	case EIOCall, ShortWrite, Crash:
 		if r.Call < 1 {
 			return bad("the call number counts from 1")
 		}
-		if r.Kind == EIOCall && !slices.Contains(allOps, r.Op) {
+		if r.Kind != ShortWrite && !slices.Contains(allOps, r.Op) {
 			return bad("unknown operation %q (operations: %s)", r.Op, opNames())
+		}
+		if r.Kind == Crash && r.AndLater {
+			return bad("a process crashes once: no +")
 		}
 	case Slow:
 		if !slices.Contains(allOps, r.Op) {
@@ -193,6 +207,7 @@ func (e *RuleError) Error() string {
 //	eio_offset=N            EIO on reads, writes, allocations touching byte N
 //	short_write=K           the K-th write is short; K+ from the K-th on
 //	slow=OP:DURATION        sleep before every call of OP (Go duration: 50ms)
+//	crash=OP:K              SIGKILL this process at the K-th call of OP
 //
 // Byte counts take k, m and g suffixes. OP is one of open, read, write,
 // sync, allocate, truncate, size, lock, unlock, close, or * for any call on
@@ -232,16 +247,22 @@ func parseRule(text string) (Rule, error) {
 		}
 		r.N = n
 		r.Kind = map[string]Kind{nameNoSpace: NoSpace, nameNoSpaceProcess: NoSpaceProcess, nameEIOOffset: EIOOffset}[name]
-	case nameEIOCall:
+	case nameEIOCall, nameCrash:
 		op, k, ok := strings.Cut(value, ":")
 		if !ok {
 			return bad("want OP:K, for example write:3")
 		}
 		r.Kind, r.Op = EIOCall, Op(strings.TrimSpace(op))
+		if name == nameCrash {
+			r.Kind = Crash
+		}
 		if !slices.Contains(allOps, r.Op) {
 			return bad("unknown operation %q (operations: %s)", r.Op, opNames())
 		}
-		if r.Call, r.AndLater, ok = parseCall(k); !ok {
+		if r.Call, r.AndLater, ok = parseCall(k); !ok || (r.AndLater && r.Kind == Crash) {
+			if r.Kind == Crash {
+				return bad("want a call number >= 1")
+			}
 			return bad("want a call number >= 1, optionally followed by +")
 		}
 	case nameShortWrite:
@@ -265,7 +286,7 @@ func parseRule(text string) (Rule, error) {
 		r.Delay = delay
 	default:
 		return bad("unknown fault (faults: %s)", strings.Join([]string{nameNoSpace, nameNoSpaceProcess,
-			nameEIOCall, nameEIOOffset, nameShortWrite, nameSlow}, ", "))
+			nameEIOCall, nameEIOOffset, nameShortWrite, nameSlow, nameCrash}, ", "))
 	}
 	return r, nil
 }

@@ -30,6 +30,8 @@ func TestParseRules(t *testing.T) {
 		{"short_write=2+", []Rule{{Kind: ShortWrite, Call: 2, AndLater: true}}, ""},
 		{"slow=write:50ms", []Rule{SlowCalls(OpWrite, 50*time.Millisecond)}, ""},
 		{" slow = read : 1s ; eio_offset=0;", []Rule{SlowCalls(OpRead, time.Second), EIOAt(0)}, "slow=read:1s;eio_offset=0"},
+		{"crash=write:3", []Rule{CrashOnCall(OpWrite, 3)}, ""},
+		{"crash = * : 1", []Rule{CrashOnCall(OpAny, 1)}, "crash=*:1"},
 		{"enospc_after=10;eio_call=allocate:2;short_write=1",
 			[]Rule{NoSpaceAfter(10), EIOOnCall(OpAllocate, 2), ShortWriteOnCall(1)}, ""},
 	} {
@@ -82,6 +84,10 @@ func TestParseRulesErrors(t *testing.T) {
 		{"slow=write:fast", "slow=write:fast", "duration"},
 		{"slow=write:-1s", "slow=write:-1s", "duration"},
 		{"slow=flush:1s", "slow=flush:1s", "unknown operation"},
+		{"crash=write", "crash=write", "OP:K"},
+		{"crash=write:0", "crash=write:0", "call number"},
+		{"crash=write:2+", "crash=write:2+", "call number >= 1"},
+		{"crash=flush:1", "crash=flush:1", "unknown operation"},
 		{"eio_call=write:1;explode=1", "explode=1", "unknown fault"},
 	} {
 		t.Run(tc.in, func(t *testing.T) {
@@ -99,6 +105,7 @@ func TestValidate(t *testing.T) {
 	for _, r := range []Rule{
 		{}, {Kind: 99}, NoSpaceAfter(-1), EIOAt(-5), EIOOnCall(OpWrite, 0), EIOOnCall("flush", 1),
 		ShortWriteOnCall(0), SlowCalls("nope", time.Second), SlowCalls(OpRead, -time.Second),
+		CrashOnCall(OpWrite, 0), CrashOnCall("flush", 1), {Kind: Crash, Op: OpWrite, Call: 1, AndLater: true},
 	} {
 		assert.Error(t, r.Validate(), "%#v", r)
 	}

@@ -42,6 +42,10 @@ func (f *file) WriteRuns(runs []driver.Run) (int64, error) {
 	for i, r := range runs {
 		n := r.Len()
 		nth, all := f.count(OpWrite)
+		if f.crashes(OpWrite, nth, all) {
+			flush(i) // the runs before the crashing one were written
+			crash()
+		}
 		err := f.callFaults(OpWrite, nth, all, "pwritev")
 		if err == nil {
 			err = f.offsetFault(r.Off, n, "pwritev")
