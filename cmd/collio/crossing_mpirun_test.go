@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/collio/collio/place"
+	"github.com/collio/collio/cmd/collio/internal/place"
 	"github.com/stretchr/testify/require"
 )
 

@@ -13,9 +13,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/collio/collio/cmd/collio/internal/place"
 	"github.com/collio/collio/hints"
 	"github.com/collio/collio/internal/benchutil"
-	"github.com/collio/collio/place"
 	"github.com/collio/collio/record"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/collio/collio/place"
+	"github.com/collio/collio/cmd/collio/internal/place"
 	"github.com/collio/collio/record"
 	"github.com/stretchr/testify/require"
 )

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/collio/collio/cmd/collio/internal/place"
+	"github.com/collio/collio/cmd/collio/internal/simmodel"
 	"github.com/collio/collio/driver/sim"
-	"github.com/collio/collio/place"
-	"github.com/collio/collio/simmodel"
 )
 
 const simUsage = `usage: collio sim [options]

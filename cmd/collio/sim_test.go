@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/collio/collio/place"
+	"github.com/collio/collio/cmd/collio/internal/place"
 	"github.com/collio/collio/segment"
 	"github.com/collio/collio/twophase"
 	"github.com/stretchr/testify/require"

@@ -17,7 +17,7 @@ import (
 	"strconv"
 
 	"github.com/collio/collio"
-	"github.com/collio/collio/place"
+	"github.com/collio/collio/cmd/collio/internal/place"
 )
 
 func init() { runtime.LockOSThread() } // MPI wants its calls on the main thread
