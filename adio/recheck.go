@@ -13,11 +13,9 @@ import (
 
 // Rechecking a learned pattern in the background. Once the automatic
 // choice repeats independent I/O without communication
-// (repeatsIndependent), a recheck used to be a synchronous agreed call:
-// the ranks that had run ahead waited there for the others, and on shared
-// cores their waiting slowed the ranks they waited for (callcost's 16 KiB
-// writes at np 4: 36.8 us per call against 31.1 with collective buffering
-// disabled). Now the call at a recheck point posts its entry record in a
+// (repeatsIndependent), a synchronous recheck would make the ranks that
+// ran ahead wait there for the others, and on shared cores their waiting
+// slows the ranks they wait for. So the call at a recheck point posts its entry record in a
 // nonblocking Allgather and runs unsynchronized; the records are
 // evaluated maxChecksInFlight recheck points later, where the ranks wait
 // only if one has not reached the point that posted them. If they show a bad rank (an error owed),

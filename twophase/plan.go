@@ -6,7 +6,8 @@
 // aggregators do large contiguous file I/O.
 //
 // Planning (this file) is pure: it depends only on the ranks' access
-// ranges and the hints. Execution (exec.go) runs over a comm.Comm.
+// ranges and the hints. Execution (engine.go, write.go, read.go) runs
+// over a comm.Comm.
 package twophase
 
 import "github.com/collio/collio/internal/coll"

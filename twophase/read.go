@@ -148,7 +148,7 @@ func (e *engine) deliver(st *roundState) error {
 	}
 	done := metrics.Timer(&e.stats.Shuffle)
 	// An aggregator's data for itself is already in place (read there) or
-	// copied here: MPI's copy to self ran at about 2 GB/s here.
+	// copied here: a Go copy is faster than MPI's copy to self.
 	if n := e.scounts[e.rank]; n > 0 && n == e.rcounts[e.rank] {
 		if st.self == nil {
 			copy(recv[e.rdispls[e.rank]:e.rdispls[e.rank]+n], send[e.sdispls[e.rank]:e.sdispls[e.rank]+n])

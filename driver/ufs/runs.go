@@ -48,8 +48,8 @@ const batchIOVs = 4096
 // WriteRuns writes the runs in batches of one C call each, so that the Go
 // scheduler hands the processor off once per batch instead of once per
 // pwritev (driver.RunWriter). Files in memory too: their raw calls hand
-// nothing off, but a batch still measured 6-11% more write bandwidth
-// (collperf 512^3, 4 ranks on 2 cores, tmpfs, two runs of 12 rounds).
+// nothing off, but one C call per batch still costs less than one cgo
+// call per run.
 // A run the batch writes short (a signal, a file size limit, a full
 // disk) is finished by WriteV, which retries or reports the error as
 // usual.
