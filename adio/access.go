@@ -30,6 +30,14 @@ func (a Access) Size() int64 {
 	return a.Count * a.MemType.Size()
 }
 
+// checkedSize is Size and whether it fits in an int64 (Size wraps).
+func (a Access) checkedSize() (int64, bool) {
+	if a.MemType == nil {
+		return a.Count, true
+	}
+	return mul64(a.Count, a.MemType.Size())
+}
+
 // contiguous reports whether the data is one run from Buf[0].
 func (a Access) contiguous() bool {
 	return a.MemType == nil || a.MemType.IsContiguous() && a.MemType.LB() == 0
@@ -48,6 +56,9 @@ func (a Access) check(op string, rank int, etype int64) error {
 	if a.Count < 0 {
 		return bad("count %d is negative", a.Count)
 	}
+	if _, ok := a.checkedSize(); !ok {
+		return bad("count %d of datatype %s (%d bytes each) is more than 2^63-1 bytes", a.Count, a.MemType, a.MemType.Size())
+	}
 	if a.Size() == 0 {
 		return nil
 	}
@@ -63,9 +74,15 @@ func (a Access) check(op string, rank int, etype int64) error {
 		if t.TrueLB() < 0 {
 			return bad("memory datatype %s reaches %d bytes before the buffer start", t, -t.TrueLB())
 		}
-		need := (a.Count-1)*t.Extent() + t.TrueLB() + t.TrueExtent()
 		if t.Extent() < 0 {
 			return bad("memory datatype %s has a negative extent", t)
+		}
+		need, ok := mul64(a.Count-1, t.Extent())
+		if ok {
+			need, ok = add64(need, t.TrueLB()+t.TrueExtent())
+		}
+		if !ok {
+			return bad("buffer of %d bytes is too short: %d instances of %s span more than 2^63-1 bytes", len(a.Buf), a.Count, t)
 		}
 		if need > int64(len(a.Buf)) {
 			return bad("buffer of %d bytes is too short: %d instances of %s need %d bytes", len(a.Buf), a.Count, t, need)

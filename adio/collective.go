@@ -345,15 +345,22 @@ func sameCollective(a, b int64) bool {
 // returned, or the error of a range that cannot be computed.
 func (f *File) ownRecord(op string, v View, a Access, off int64, local error) (entryRecord, error) {
 	mine := entryRecord{op: opCodes[op], seq: f.seq, bytes: a.Size(), own: coll.OwnBlocks{Count: -1}, digest: f.digest}
+	var pos int64
+	if local == nil {
+		var ok bool
+		if pos, ok = dataPos(v, off, a.Size()); !ok {
+			local = f.rangeErr(op, v, off, a.Size())
+		}
+	}
 	if local == nil && a.Size() > 0 {
-		s, e, err := fileRange(v, off*v.Etype.Size(), a.Size())
+		s, e, err := fileRange(v, pos, a.Size())
 		if err != nil {
 			local = f.wrap(err, op)
 		}
 		mine.rng = coll.Range{Start: s, End: e}
 	}
 	if local == nil {
-		mine.pieces = metrics.PiecesOf(v.Filetype, off*v.Etype.Size(), a.Size())
+		mine.pieces = metrics.PiecesOf(v.Filetype, pos, a.Size())
 	}
 	return mine, local
 }

@@ -46,10 +46,14 @@ func (f *File) checkTransfer(op string, v View, a Access, off int64, write bool)
 		}
 		return err
 	}
+	pos, ok := dataPos(v, off, a.Size())
+	if !ok {
+		return f.rangeErr(op, v, off, a.Size())
+	}
 	if a.Size() > 0 && v.Filetype.Size() == 0 {
 		return f.errf(ioerr.ErrArg, op, "the view's filetype selects no data, so %d bytes cannot be transferred", a.Size())
 	}
-	if end := off*v.Etype.Size() + a.Size(); a.Size() > 0 && v.Filetype.TilesOverlap() && end > v.Filetype.Size() {
+	if end := pos + a.Size(); a.Size() > 0 && v.Filetype.TilesOverlap() && end > v.Filetype.Size() {
 		return f.wrap(layout.TileError(v.Filetype, end-1), op)
 	}
 	return nil
@@ -113,6 +117,12 @@ func (c *streamCache) put(v View, s *layout.Stream) {
 // fileRange returns the first byte and the end of the file range that a
 // transfer of n data bytes at data position pos touches.
 func fileRange(v View, pos, n int64) (start, end int64, err error) {
+	if ft := v.Filetype; ft.Size() > 0 && ft.IsContiguous() {
+		// Tiles back to back: no stream to build, and none could reach
+		// as far as a contiguous view's positions do (near 2^63).
+		start = v.Disp + ft.LB() + pos
+		return start, start + n, nil
+	}
 	s := v.stream()
 	if err = s.SeekData(pos); err != nil {
 		return 0, 0, err

@@ -130,9 +130,15 @@ func (f *File) start(op string, write bool, a Access, offset func() int64, advan
 	off := offset()
 	v := f.View()
 	if advance && a.Err == nil {
-		f.mu.Lock()
-		f.fp = off + a.Size()/v.Etype.Size()
-		f.mu.Unlock()
+		// A transfer whose range cannot be placed fails in the operation
+		// and leaves the pointer, which would wrap.
+		if n, ok := a.checkedSize(); ok {
+			if _, ok := dataPos(v, off, n); ok {
+				f.mu.Lock()
+				f.fp = off + n/v.Etype.Size()
+				f.mu.Unlock()
+			}
+		}
 	}
 	// The operation File makes the call's ordinary sequence and digest
 	// step; the parent steps alike, so its synchronizing calls count it.

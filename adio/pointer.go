@@ -60,11 +60,33 @@ func (f *File) Seek(off int64, whence int) (int64, error) {
 	default:
 		return 0, f.errf(ioerr.ErrArg, "seek", "whence %d is not io.SeekStart, io.SeekCurrent or io.SeekEnd", whence)
 	}
-	if base+off < 0 {
-		return 0, f.errf(ioerr.ErrArg, "seek", "resulting offset %d is negative", base+off)
+	pos, err := f.seekTo("seek", f.view, base, off)
+	if err != nil {
+		return 0, err
 	}
-	f.fp = base + off
+	f.fp = pos
 	return f.fp, nil
+}
+
+// seekTo is a seek's new position, off etypes from base through view v,
+// with the error of one that is negative or that no transfer could use:
+// its byte position would not fit in an int64.
+func (f *File) seekTo(op string, v View, base, off int64) (int64, error) {
+	pos, ok := add64(base, off)
+	if !ok {
+		return 0, f.errf(ioerr.ErrArg, op, "offset %d from position %d is past the largest position, 2^63-1", off, base)
+	}
+	if pos < 0 {
+		return 0, f.errf(ioerr.ErrArg, op, "resulting offset %d is negative", pos)
+	}
+	if _, ok := dataPos(v, pos, 0); !ok {
+		if base == 0 {
+			return 0, f.rangeErr(op, v, pos, 0)
+		}
+		return 0, f.errf(ioerr.ErrArg, op, "offset %d from position %d is out of range: the byte offset of position %d (etypes of %d bytes, view displacement %d) would be past the largest file offset, 2^63-1",
+			off, base, pos, v.Etype.Size(), v.Disp)
+	}
+	return pos, nil
 }
 
 // Position returns the individual file pointer, in etypes.
@@ -84,11 +106,18 @@ func (f *File) ByteOffset(off int64) (int64, error) {
 		return 0, f.errf(ioerr.ErrArg, "get_byte_offset", "offset %d is negative", off)
 	}
 	v := f.View()
+	pos, ok := dataPos(v, off, 0)
+	if !ok {
+		return 0, f.rangeErr("get_byte_offset", v, off, 0)
+	}
 	if v.Filetype.Size() == 0 {
 		return v.Disp, nil
 	}
+	if v.Filetype.IsContiguous() {
+		return v.Disp + v.Filetype.LB() + pos, nil
+	}
 	s := v.stream()
-	if err := s.SeekData(off * v.Etype.Size()); err != nil {
+	if err := s.SeekData(pos); err != nil {
 		return 0, f.wrap(err, "get_byte_offset")
 	}
 	b, _, _ := s.Next(1)

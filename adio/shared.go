@@ -1,6 +1,7 @@
 package adio
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -168,10 +169,15 @@ func (f *File) ordered(op string, a Access, write bool) (int64, int64, error) {
 	}
 	var before, total int64
 	for r, w := range all {
-		if r < f.rank() {
-			before += int64(w)
+		var ok bool
+		if total, ok = add64(total, int64(w)); !ok {
+			// Every rank has the same sizes: all fail here alike.
+			return 0, 0, &ioerr.Error{Class: ioerr.ErrArg, Op: op, Path: f.path, Rank: -1,
+				Msg: "the ranks' transfers total more than 2^63-1 etypes: the shared file pointer cannot advance past them"}
 		}
-		total += int64(w)
+		if r < f.rank() {
+			before = total
+		}
 	}
 	var base int64
 	if f.rank() == 0 {
@@ -184,7 +190,13 @@ func (f *File) ordered(op string, a Access, write bool) (int64, int64, error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	off := int64(words[0]) + before
+	off, ok := add64(int64(words[0]), before)
+	if !ok {
+		// This rank's data starts past the largest offset: it joins the
+		// collective with that error, which every rank then returns.
+		a = Access{Err: f.errf(ioerr.ErrArg, op, "offset %d (the shared file pointer) plus %d etypes of the ranks before this one is past the largest offset, 2^63-1", int64(words[0]), before)}
+		off = 0
+	}
 	n, err := f.collective(op, write, a, func() int64 { return off }, false)
 	return off, n, err
 }
@@ -244,15 +256,19 @@ func (f *File) seekSharedRoot(op string, off int64, whence int) (int64, error) {
 			return 0, f.wrap(err, op)
 		}
 	}
-	if base+off < 0 {
-		return 0, &ioerr.Error{Class: ioerr.ErrArg, Op: op, Path: f.path, Rank: -1,
-			Msg: fmt.Sprintf("resulting offset %d is negative", base+off)}
+	pos, err := f.seekTo(op, f.View(), base, off)
+	if err != nil {
+		var e *ioerr.Error
+		if errors.As(err, &e) {
+			e.Rank = -1 // every rank passed these arguments
+		}
+		return 0, err
 	}
 	f.sharedMoved = true
-	if err := f.shared.Set(base + off); err != nil {
+	if err := f.shared.Set(pos); err != nil {
 		return 0, f.errf(ioerr.ErrInternComm, op, "setting the shared file pointer: %v", err)
 	}
-	return base + off, nil
+	return pos, nil
 }
 
 // PositionShared returns the shared file pointer, in etypes (independent).

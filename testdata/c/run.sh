@@ -18,7 +18,10 @@
 # report of COLLIO_STATS (text preloaded, JSON linked; statscheck.py).
 # errors checks error codes (MPI_Error_class everywhere, collio's message in
 # MPI_Error_string under collio) and error handlers, MPI_ERRORS_ARE_FATAL
-# in a run of its own.
+# in a run of its own. overflow checks that offsets whose byte positions
+# overflow fail with MPI_ERR_ARG; the host MPI-IO writes them at wrapped
+# offsets, so it runs under collio only (linked, preloaded, and preloaded
+# with COLLIO_FAST_LANE=0).
 set -u
 prefix=$1
 build=$2
@@ -56,6 +59,9 @@ cc $cflags -o "$build/ioserver" "$here/ioserver.c" $(pkg-config --cflags --libs 
 mpicc $cflags -o "$build/errors.host" "$here/errors.c" -ldl -lpthread || fail "compile errors"
 cc $cflags -o "$build/errors.collio" "$here/errors.c" $(pkg-config --cflags --libs collio) -ldl -lpthread ||
 	fail "compile errors against collio"
+mpicc $cflags -o "$build/overflow.host" "$here/overflow.c" -ldl || fail "compile overflow"
+cc $cflags -o "$build/overflow.collio" "$here/overflow.c" $(pkg-config --cflags --libs collio) -ldl ||
+	fail "compile overflow against collio"
 mpicc $cflags -o "$build/lane.host" "$here/lane.c" -ldl -lpthread || fail "compile lane"
 cc $cflags -DT_LINKED -o "$build/lane.collio" "$here/lane.c" $(pkg-config --cflags --libs collio) -ldl -lpthread ||
 	fail "compile lane against collio"
@@ -187,6 +193,26 @@ for mode in host linked preload; do
 	done
 done
 [ $failed = 0 ] && echo "ok   errors: classes and handlers (host, linked, preloaded), collio's messages, COLLIO_ERROR_CODES=0 and 4, MPI_ERRORS_ARE_FATAL"
+[ $before = 0 ] || failed=1
+
+# overflow: offsets past 2^63-1 bytes. The host MPI-IO wraps them (it
+# returns MPI_SUCCESS and writes at byte 8), so there is nothing to compare:
+# collio only, linked, preloaded, and preloaded without the fast lane.
+before=$failed
+failed=0
+for mode in linked preload nolane; do
+	d="$out/overflow.$mode"
+	mkdir -p "$d"
+	case $mode in
+	linked) COLLIO_EXPECT=1 $mpirun -x COLLIO_EXPECT "$build/overflow.collio" "$d" ;;
+	preload) COLLIO_EXPECT=1 $mpirun -x COLLIO_EXPECT -x LD_PRELOAD="$lib" "$build/overflow.host" "$d" ;;
+	nolane) COLLIO_EXPECT=1 COLLIO_FAST_LANE=0 $mpirun -x COLLIO_EXPECT -x COLLIO_FAST_LANE -x LD_PRELOAD="$lib" \
+		"$build/overflow.host" "$d" ;;
+	esac >"$d.out" 2>&1
+	rc=$?
+	[ $rc = 0 ] || { cat "$d.out"; fail "overflow ($mode) exited with $rc"; }
+done
+[ $failed = 0 ] && echo "ok   overflow: offsets past 2^63-1 bytes fail with MPI_ERR_ARG on every rank (linked, preloaded, no fast lane); the host MPI-IO wraps them"
 [ $before = 0 ] || failed=1
 
 # stats: COLLIO_STATS. The file must equal the host MPI-IO's; preloaded with

@@ -11,7 +11,10 @@
 # programs check their own data; the files of the collio runs must be
 # byte-identical to the host's. COLLIO_EXPECT makes each run fail unless
 # the expected implementation served it (only collio reports collio_*
-# hints). Then fbasic runs preloaded with COLLIO_STATS=path and
+# hints). foverflow checks that offsets whose byte positions overflow fail
+# with MPI_ERR_ARG; the host MPI-IO writes them at wrapped offsets, so it
+# runs under collio only (mpif.h and `use mpi` preloaded, `use mpi` linked).
+# Then fbasic runs preloaded with COLLIO_STATS=path and
 # COLLIO_VERBOSE=1: the JSON report of darray.dat must count its collective
 # write and read, and the Fortran calls must show up as served by collio.
 # MPIRUN replaces mpirun and CTEST_DIR is where the files go (default
@@ -44,6 +47,10 @@ mpifort $fflags -DUSE_MPIF_H -o "$build/fbasic.fh.collio" "$here/fbasic.F90" $(p
 mpifort $fflags -o "$build/fbasic.mod.host" "$here/fbasic.F90" || fail "compile fbasic (use mpi)"
 mpifort $fflags -o "$build/fbasic.mod.collio" "$here/fbasic.F90" $(pkg-config --libs collio) ||
 	fail "compile fbasic (use mpi) against collio"
+mpifort $fflags -DUSE_MPIF_H -o "$build/foverflow.fh.host" "$here/foverflow.F90" || fail "compile foverflow (mpif.h)"
+mpifort $fflags -o "$build/foverflow.mod.host" "$here/foverflow.F90" || fail "compile foverflow (use mpi)"
+mpifort $fflags -o "$build/foverflow.mod.collio" "$here/foverflow.F90" $(pkg-config --libs collio) ||
+	fail "compile foverflow (use mpi) against collio"
 if printf 'program p\nuse mpi_f08\nend program p\n' >"$build/f08probe.f90" &&
 	mpifort -J "$build/mod" -o "$build/f08probe" "$build/f08probe.f90" 2>/dev/null; then
 	progs="$progs ff08"
@@ -84,6 +91,26 @@ for np in $nps; do
 			echo "ok   $t (np $np): host, linked and preloaded runs wrote identical files ($(ls "$out/$t.$np.host" | tr '\n' ' '))"
 		[ $before = 0 ] || failed=1
 	done
+done
+
+# foverflow: collio only (the host MPI-IO wraps the offsets: nothing to
+# compare).
+for np in $nps; do
+	mpirun="timeout -k 5 60 ${MPIRUN:-mpirun} -q -np $np"
+	before=$failed
+	failed=0
+	for mode in fh.preload mod.preload mod.linked; do
+		d="$out/foverflow.$np.$mode"
+		mkdir -p "$d"
+		case $mode in
+		*.preload) $mpirun -x LD_PRELOAD="$lib" "$build/foverflow.${mode%.preload}.host" "$d" ;;
+		mod.linked) $mpirun "$build/foverflow.mod.collio" "$d" ;;
+		esac >"$d.out" 2>&1
+		rc=$?
+		[ $rc = 0 ] || { cat "$d.out"; fail "foverflow ($mode, np $np) exited with $rc"; }
+	done
+	[ $failed = 0 ] && echo "ok   foverflow (np $np): offsets past 2^63-1 bytes fail with MPI_ERR_ARG (mpif.h and use mpi, preloaded and linked)"
+	[ $before = 0 ] || failed=1
 done
 
 # COLLIO_STATS and COLLIO_VERBOSE from a preloaded mpif.h program.
