@@ -17,6 +17,8 @@ import (
 func TestChooseStrategy(t *testing.T) {
 	inter := []coll.Range{{Start: 0, End: 10}, {Start: 5, End: 15}}
 	apart := []coll.Range{{Start: 0, End: 10}, {Start: 10, End: 20}}
+	// Disjoint, but not in rank order: each rank reads another rank's block.
+	permuted := []coll.Range{{Start: 20, End: 30}, {Start: 0, End: 10}, {Start: 30, End: 40}, {Start: 10, End: 20}}
 	// Two ranks over 1000 bytes each, 20 bytes of data: sieving would
 	// move 100 times the data.
 	sparse := []coll.Range{{Start: 0, End: 1000}, {Start: 5, End: 1005}}
@@ -41,6 +43,8 @@ func TestChooseStrategy(t *testing.T) {
 		{map[string]string{"romio_ds_read": "disable", "cb_nodes": "1"}, false, inter, one, "dynamic"},
 		{map[string]string{"romio_ds_read": "disable"}, true, inter, one, "independent"},
 		{nil, true, apart, many, "independent"},
+		{nil, false, permuted, many, "independent"}, // IOR -C reads across nodes
+		{nil, true, permuted, many, "independent"},
 		{nil, true, apart, lustre, "independent"},
 		{map[string]string{"romio_cb_write": "enable"}, true, apart, many, "twophase"},
 		{map[string]string{"romio_cb_write": "enable"}, true, apart, one, "dynamic"},

@@ -11,7 +11,12 @@ import (
 func TestInterleaved(t *testing.T) {
 	require.False(t, coll.Interleaved([]coll.Range{{Start: 0, End: 10}, {Start: 10, End: 20}, {}, {Start: 20, End: 30}}))
 	require.True(t, coll.Interleaved([]coll.Range{{Start: 0, End: 10}, {Start: 5, End: 20}}))
-	require.True(t, coll.Interleaved([]coll.Range{{Start: 10, End: 20}, {Start: 0, End: 5}}), "rank order matters, as in ROMIO")
+	// Disjoint ranges out of rank order (IOR -C) do not interleave, unlike
+	// ROMIO's rank-order test; overlaps found only after sorting do.
+	require.False(t, coll.Interleaved([]coll.Range{{Start: 10, End: 20}, {Start: 0, End: 5}}))
+	require.False(t, coll.Interleaved([]coll.Range{{Start: 30, End: 40}, {}, {Start: 0, End: 10}, {Start: 20, End: 30}, {Start: 10, End: 20}}))
+	require.True(t, coll.Interleaved([]coll.Range{{Start: 30, End: 40}, {Start: 0, End: 10}, {Start: 5, End: 12}}))
+	require.True(t, coll.Interleaved([]coll.Range{{Start: 20, End: 30}, {Start: 0, End: 100}, {Start: 40, End: 50}}), "a range inside an earlier, longer one")
 	require.False(t, coll.Interleaved([]coll.Range{{}, {}}))
 }
 

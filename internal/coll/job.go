@@ -1,7 +1,9 @@
 package coll
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 
 	"github.com/collio/collio/driver"
 	"github.com/collio/collio/internal/comm"
@@ -38,9 +40,11 @@ func Span(ranges []Range) (Range, bool) {
 	return s, found
 }
 
-// Interleaved is ROMIO's test for whether collective buffering pays:
-// taking the non-empty ranges in rank order, some range starts before the
-// previous one ends.
+// Interleaved reports whether some ranks' non-empty ranges overlap, which
+// is when collective buffering can merge what ranks access. ROMIO takes
+// the ranges in rank order, so disjoint ranges in another order (IOR's
+// -C, a permuted decomposition) count as interleaved there and move every
+// byte between ranks for nothing; here they do not.
 func Interleaved(ranges []Range) bool {
 	prevEnd, have := int64(0), false
 	for _, r := range ranges {
@@ -48,9 +52,29 @@ func Interleaved(ranges []Range) bool {
 			continue
 		}
 		if have && r.Start < prevEnd {
-			return true
+			return overlapOutOfOrder(ranges)
 		}
 		prevEnd, have = r.End, true
+	}
+	return false
+}
+
+// overlapOutOfOrder is Interleaved for ranges not in order of their
+// starts: sorted, any range that starts before an earlier one ends.
+func overlapOutOfOrder(ranges []Range) bool {
+	sorted := make([]Range, 0, len(ranges))
+	for _, r := range ranges {
+		if !r.Empty() {
+			sorted = append(sorted, r)
+		}
+	}
+	slices.SortFunc(sorted, func(a, b Range) int { return cmp.Compare(a.Start, b.Start) })
+	end := sorted[0].End
+	for _, r := range sorted[1:] {
+		if r.Start < end {
+			return true
+		}
+		end = max(end, r.End)
 	}
 	return false
 }
