@@ -88,6 +88,7 @@ FUZZ_TARGETS := \
 	./driver/faulty:FuzzParseRules \
 	./driver/faulty:FuzzParseRanks \
 	./cmd/libcollio:FuzzDecodeConfig \
+	./internal/envvar:FuzzInt \
 	./driver/lustre:FuzzDecodeLayout \
 	./driver/beegfs:FuzzDecodeStripeInfo \
 	./driver/sim:FuzzDecodeParams \
