@@ -3,6 +3,7 @@ package collio
 import (
 	"os"
 
+	"github.com/collio/collio/internal/envvar"
 	"github.com/collio/collio/internal/gocores"
 )
 
@@ -23,7 +24,8 @@ import (
 // inode lock, and the other ranks' writes of that file then sleep on the
 // lock. See internal/gocores.
 func ShareCores() int {
-	if os.Getenv("COLLIO_QUIET_MONITOR") != "0" {
+	// A value not accepted keeps the default; Open reports it.
+	if quiet, _ := envvar.Switch(envvar.QuietMonitor, os.Getenv(envvar.QuietMonitor)); quiet {
 		monitor.Quiet()
 	}
 	return gocores.Share()

@@ -15,6 +15,7 @@ import (
 	"github.com/collio/collio/internal/agree"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/commpool"
+	"github.com/collio/collio/internal/envvar"
 	"github.com/collio/collio/internal/ioerr"
 	"github.com/collio/collio/ioserver"
 	"github.com/collio/collio/topo"
@@ -37,6 +38,10 @@ type OpenOptions struct {
 	// costs an MPI_Win_allocate at the first open on a communicator;
 	// shared and ordered calls then fail with ErrUnsupported.
 	NoSharedPointer bool
+	// Local is a problem the caller found before the open (the C library:
+	// an environment variable it does not accept). The open fails with it
+	// on every rank, through the agreement open makes anyway.
+	Local error
 }
 
 // Open opens path collectively on every rank of c. Every rank must pass
@@ -68,7 +73,15 @@ func Open(c comm.Comm, path string, mode Mode, opts OpenOptions) (*File, error) 
 
 func (f *File) open(c comm.Comm, opts OpenOptions, getenv func(string) string) error {
 	// Local checks first; one agreement reports the first failure everywhere.
-	err := f.mode.check()
+	err := opts.Local
+	if err == nil {
+		err = f.mode.check()
+	}
+	if err == nil {
+		// The switches the Go API reads; a value not accepted fails the
+		// open rather than being taken for on or off.
+		err = envvar.Check(getenv, envvar.PrintHints, envvar.SharedFPServer, envvar.QuietMonitor)
+	}
 	if err == nil && f.path == "" {
 		err = ioerr.New(ioerr.ErrArg, "open", "path is empty")
 	}
@@ -136,7 +149,7 @@ func (f *File) open(c comm.Comm, opts OpenOptions, getenv func(string) string) e
 		for _, w := range f.hints.Warnings() {
 			io.WriteString(f.stderr, "collio: warning: "+w+"\n")
 		}
-		if v := getenv("COLLIO_PRINT_HINTS"); v != "" && v != "0" {
+		if on, _ := envvar.Switch(envvar.PrintHints, getenv(envvar.PrintHints)); on {
 			io.WriteString(f.stderr, "collio: effective hints for "+f.path+":\n")
 			f.hints.Fprint(f.stderr)
 		}

@@ -136,6 +136,44 @@ func TestInfoShowsEffectiveHints(t *testing.T) {
 	require.Contains(t, sb.String(), "1048576")
 }
 
+// A switch variable collio does not accept, here on rank 2 only, fails the
+// open on every rank (no rank waits for the others in a later collective)
+// with rank 2's error naming it; so does the caller's own Local error.
+func TestOpenRejectsBadEnvironment(t *testing.T) {
+	path := tempPath(t, "f")
+	errs := sameOnAll(t, 4, func(c comm.Comm) error {
+		env := map[string]string{"COLLIO_SHARED_FP_SERVER": "1"}
+		if c.Rank() == 2 {
+			env["COLLIO_PRINT_HINTS"] = "yes please"
+		}
+		f, err := Open(c, path, ModeCreate|ModeWrOnly, OpenOptions{Getenv: func(k string) string { return env[k] }})
+		if err == nil {
+			f.Close()
+		}
+		return err
+	})
+	require.ErrorIs(t, errs[0], ioerr.ErrArg)
+	require.ErrorContains(t, errs[0], `(rank 2): invalid argument: COLLIO_PRINT_HINTS="yes please" is not valid; accepted: 1, on, yes, true, 0, off, no, false`)
+	_, err := os.Stat(path)
+	require.True(t, os.IsNotExist(err), "the failed open created the file")
+
+	local := errors.New("the caller's check")
+	errs = sameOnAll(t, 3, func(c comm.Comm) error {
+		var opts OpenOptions
+		if c.Rank() == 1 {
+			opts.Local = local
+		}
+		f, err := Open(c, path, ModeCreate|ModeWrOnly, opts)
+		if err == nil {
+			f.Close()
+		}
+		return err
+	})
+	require.ErrorIs(t, errs[1], local)
+	require.ErrorContains(t, errs[0], "(rank 1)")
+	require.ErrorContains(t, errs[0], "the caller's check")
+}
+
 func TestDeleteOnCloseAndAppend(t *testing.T) {
 	path := tempPath(t, "f")
 	require.NoError(t, os.WriteFile(path, []byte("0123"), 0o644))

@@ -164,7 +164,9 @@ func TestDiscoverProcessorNameErrorOnAllRanks(t *testing.T) {
 	boom := errors.New("boom")
 	for _, failing := range []error{boom, nil} { // nil: an empty name
 		out := make([]error, 4)
-		_ = comm.RunWorldTimeout(4, 0, 10*time.Second, func(c comm.Comm) error {
+		// Each rank keeps Discover's error and returns nil, so the run's
+		// own error can only be a hang.
+		err := comm.RunWorldTimeout(4, 0, 10*time.Second, func(c comm.Comm) error {
 			nc := namedComm{c, func(r int) (string, error) {
 				if r == 2 {
 					return "", failing
@@ -175,6 +177,7 @@ func TestDiscoverProcessorNameErrorOnAllRanks(t *testing.T) {
 			out[c.Rank()] = err
 			return nil
 		})
+		require.NoError(t, err, "a rank hung")
 		for r, err := range out {
 			require.Error(t, err, "rank %d", r)
 			require.Contains(t, err.Error(), "rank 2")

@@ -5,6 +5,7 @@ package main
 import "C"
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -21,6 +22,7 @@ import (
 	_ "github.com/collio/collio/driver/ufs"    // the default driver
 	"github.com/collio/collio/internal/agree"
 	"github.com/collio/collio/internal/comm"
+	"github.com/collio/collio/internal/envvar"
 	"github.com/collio/collio/internal/gocores"
 	"github.com/collio/collio/internal/mpi"
 	"github.com/collio/collio/layout"
@@ -68,8 +70,15 @@ func collioGoOpen(commp unsafe.Pointer, path *C.char, amode C.int, info unsafe.P
 	rank := c.Rank()
 	user := infoMap(C.MPI_Info(info))
 	h := filterHints(openHints(p, user), rank)
-	af, err := adio.Open(withServers(c), p, adio.Mode(amode), adio.OpenOptions{Hints: h, Lenient: true, Getenv: getenv, NoSharedPointer: sharedPointerOff()})
+	// Every switch variable, also those read elsewhere (in C, at MPI_Init):
+	// a value not accepted fails the open on every rank.
+	envErr := envvar.Check(getenv)
+	af, err := adio.Open(withServers(c), p, adio.Mode(amode), adio.OpenOptions{Hints: h, Lenient: true, Getenv: getenv,
+		NoSharedPointer: sharedPointerOff(), Local: envErr})
 	if err != nil {
+		if errors.Is(err, envvar.ErrBadValue) {
+			reportEnv(err) // the lowest rank with a bad value; the others get its error
+		}
 		return fail(err)
 	}
 	fc, ok := af.Comm().(mpi.Comm)
@@ -421,7 +430,7 @@ var monitor = gocores.FindMonitor()
 func init() { quietMonitor() }
 
 func quietMonitor() {
-	if getenv("COLLIO_QUIET_MONITOR") != "0" {
+	if envSwitch(envvar.QuietMonitor) {
 		monitor.Quiet()
 	}
 }

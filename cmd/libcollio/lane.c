@@ -30,10 +30,8 @@ static pthread_mutex_t lanes_mu = PTHREAD_MUTEX_INITIALIZER;
 int collio_lane_enabled(void)
 {
 	static int enabled = -1;
-	if (enabled < 0) {
-		const char *v = getenv("COLLIO_FAST_LANE");
-		enabled = !(v != NULL && strcmp(v, "0") == 0);
-	}
+	if (enabled < 0)
+		enabled = collioGoEnvInt((char *)"COLLIO_FAST_LANE") != 0;
 	return enabled;
 }
 

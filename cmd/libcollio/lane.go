@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/collio/collio/adio"
+	"github.com/collio/collio/internal/envvar"
 	"github.com/collio/collio/layout"
 	"github.com/collio/collio/metrics"
 )
@@ -19,8 +20,9 @@ import (
 // an error) or Go is entered for anything else on the file; likewise
 // independent reads with explicit offsets (adio.File.ReadLane).
 
-// laneEnabled is COLLIO_FAST_LANE (not 0), read once.
-var laneEnabled = C.collio_lane_enabled() != 0
+// laneEnabled is COLLIO_FAST_LANE (on by default), read once, as
+// collio_lane_enabled reads it for C.
+var laneEnabled = envSwitch(envvar.FastLane)
 
 // armLane hands the next calls of a direction to C when adio says they
 // may be served there and the datatype is one C can recognise: a

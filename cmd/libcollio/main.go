@@ -23,11 +23,13 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/collio/collio/internal/envvar"
 	"github.com/collio/collio/internal/gocores"
 	"github.com/collio/collio/internal/ioerr"
 	"github.com/collio/collio/internal/mpi"
@@ -247,3 +249,41 @@ func getenv(key string) string {
 func verbose() int { return int(C.collio_verbose()) }
 
 func worldRank() int { return int(C.collio_world_rank()) }
+
+// envSwitch reads a switch variable (envvar.Vars); a value not accepted
+// gives its default here and fails MPI_File_open (envvar.Check).
+func envSwitch(name string) bool {
+	on, _ := envvar.Switch(name, getenv(name))
+	return on
+}
+
+// collioGoEnvInt is envvar.Int for the variables C reads (COLLIO_VERBOSE,
+// COLLIO_ERROR_CODES, COLLIO_FAST_LANE, COLLIO_THREAD_MULTIPLE): the
+// value, or the default when it is not accepted (MPI_File_open reports
+// it).
+//
+//export collioGoEnvInt
+func collioGoEnvInt(name *C.char) C.int {
+	k := C.GoString(name)
+	n, _ := envvar.Int(k, getenv(k))
+	return C.int(n)
+}
+
+// reported keeps the environment errors already printed, once each.
+var reported sync.Map
+
+// reportEnv prints err, a switch variable's bad value, on stderr, once per
+// process: a program that ignores MPI_File_open's error still sees it.
+func reportEnv(err error) {
+	if _, dup := reported.LoadOrStore(err.Error(), true); !dup {
+		fmt.Fprintf(os.Stderr, "%v\n", err)
+	}
+}
+
+// checkEnvAtInit tells, at MPI_Init on world rank 0, about switch
+// variables whose value is not accepted, before the first open fails.
+func checkEnvAtInit() {
+	if err := envvar.Check(getenv); err != nil && worldRank() == 0 {
+		reportEnv(fmt.Errorf("%w; MPI_File_open fails until it is fixed", err))
+	}
+}

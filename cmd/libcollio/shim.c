@@ -97,13 +97,11 @@ void collio_note_error(int cls, const char *full, int nfull, const char *msg, in
  * then the least recently returned code of the class, whose string
  * MPI_Add_error_string replaces (MPI-3.1 8.5 allows replacing a string;
  * Open MPI 4.1 copies the new one over the old). A long run therefore adds
- * at most codes_limit() codes per class, and a code kept by the program
+ * at most codes_limit() codes per class (COLLIO_ERROR_CODES, 0 to 4096,
+ * parsed in Go like every switch variable), and a code kept by the program
  * while codes_limit() newer distinct errors of its class happened shows the
  * text of a newer one (its class stays right). One mutex guards the pools;
  * the host MPI calls are made under it. */
-#define CODES_DEFAULT 64
-#define CODES_MAX 4096
-
 struct code_slot {
 	int code;
 	unsigned long used; /* codes_clock when last returned */
@@ -121,20 +119,8 @@ static pthread_mutex_t codes_mu = PTHREAD_MUTEX_INITIALIZER;
 /* Under codes_mu. */
 static int codes_limit(void)
 {
-	if (codes_per_class < 0) {
-		const char *v = getenv("COLLIO_ERROR_CODES");
-		char *end = NULL;
-		long n = CODES_DEFAULT;
-		if (v != NULL && *v != '\0') {
-			n = strtol(v, &end, 10);
-			if (*end != '\0' || n < 0) {
-				fprintf(stderr, "collio: warning: COLLIO_ERROR_CODES=%s is not a count >= 0; using %d\n", v,
-					CODES_DEFAULT);
-				n = CODES_DEFAULT;
-			}
-		}
-		codes_per_class = n > CODES_MAX ? CODES_MAX : (int)n;
-	}
+	if (codes_per_class < 0)
+		codes_per_class = collioGoEnvInt((char *)"COLLIO_ERROR_CODES");
 	return codes_per_class;
 }
 
@@ -212,12 +198,8 @@ static int verbose_level = -1;
 
 int collio_verbose(void)
 {
-	if (verbose_level < 0) {
-		const char *v = getenv("COLLIO_VERBOSE");
-		verbose_level = (v != NULL && *v != '\0') ? atoi(v) : 0;
-		if (v != NULL && *v != '\0' && verbose_level == 0 && strcmp(v, "0") != 0)
-			verbose_level = 1;
-	}
+	if (verbose_level < 0)
+		verbose_level = collioGoEnvInt((char *)"COLLIO_VERBOSE");
 	return verbose_level;
 }
 
@@ -2000,8 +1982,7 @@ int MPI_Request_free(MPI_Request *request)
  * asked for. */
 static int want_multiple(void)
 {
-	const char *v = getenv("COLLIO_THREAD_MULTIPLE");
-	return v == NULL || (strcmp(v, "0") != 0 && strcmp(v, "off") != 0);
+	return collioGoEnvInt((char *)"COLLIO_THREAD_MULTIPLE") != 0;
 }
 
 /* After MPI starts, collioGoWarm makes what the first open on

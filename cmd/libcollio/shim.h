@@ -98,4 +98,9 @@ void collio_lane_take(uintptr_t h, struct collio_lane_calls *out);
 int collio_lane_serve(uintptr_t h, int kind, long long off, void *buf, int count, MPI_Datatype dt, long long *n);
 int collio_lane_enabled(void);
 
+/* The value of a switch variable (COLLIO_VERBOSE, COLLIO_FAST_LANE, ...),
+ * parsed in Go (internal/envvar); its default when the value is not
+ * accepted, which MPI_File_open then reports. */
+int collioGoEnvInt(char *name);
+
 #endif

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/collio/collio/adio"
+	"github.com/collio/collio/internal/envvar"
 	"github.com/collio/collio/internal/ioerr"
 	"github.com/collio/collio/metrics"
 )
@@ -40,13 +41,11 @@ type fileStats struct {
 	timedOut bool
 }
 
-// newFileStats reads COLLIO_STATS (whether to report at close).
+// newFileStats reads COLLIO_STATS (whether to report at close). The open
+// has checked the value (envvar.Check).
 func newFileStats(rank int, opened time.Time) *fileStats {
-	v := strings.TrimSpace(getenv("COLLIO_STATS"))
-	if v == "0" {
-		v = ""
-	}
-	return &fileStats{dest: v, opened: opened, rank: rank}
+	dest, _ := envvar.StatsDest(getenv(envvar.Stats))
+	return &fileStats{dest: dest, opened: opened, rank: rank}
 }
 
 // reporting tells whether close gathers and reports the counters.

@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/collio/collio/adio"
+	"github.com/collio/collio/internal/envvar"
 	"github.com/collio/collio/internal/mpi"
 	"github.com/collio/collio/layout"
 )
@@ -381,8 +382,7 @@ func collioGoIRelease(token C.uintptr_t) {
 // open on a communicator); shared-pointer calls then fail with
 // MPI_ERR_UNSUPPORTED_OPERATION.
 func sharedPointerOff() bool {
-	v := getenv("COLLIO_SHARED_FP")
-	return v == "0" || v == "off"
+	return !envSwitch(envvar.SharedFP)
 }
 
 // collioGoWarm runs in collio's MPI_Init, on every rank: it prepares for
@@ -395,7 +395,8 @@ func sharedPointerOff() bool {
 //export collioGoWarm
 func collioGoWarm() {
 	quietMonitor()
-	if v := getenv("COLLIO_WARM"); v == "0" || v == "off" {
+	checkEnvAtInit()
+	if !envSwitch(envvar.Warm) {
 		return
 	}
 	err := adio.Warm(mpi.World(), sharedPointerOff(), nil)

@@ -2,6 +2,7 @@ package ufs
 
 import (
 	"io"
+	"slices"
 
 	"golang.org/x/sys/unix"
 )
@@ -35,7 +36,15 @@ func (f *file) vectored(op string, bufs [][]byte, off int64, call vectorCall, no
 	if off < 0 {
 		return 0, f.pathErr(op, unix.EINVAL)
 	}
-	pending := nonEmpty(bufs)
+	// The list is copied only when it must change: empty buffers to drop,
+	// or a buffer moved in part to reslice (the caller's entries stay as
+	// they are). Most calls move everything at once and copy nothing, as
+	// runs moved one call each (no cgo, O_DIRECT) would otherwise cost an
+	// allocation each.
+	pending, copied := bufs, false
+	if slices.ContainsFunc(bufs, isEmpty) {
+		pending, copied = nonEmpty(bufs), true
+	}
 	if len(pending) == 0 {
 		return 0, nil
 	}
@@ -56,11 +65,28 @@ func (f *file) vectored(op string, bufs [][]byte, off int64, call vectorCall, no
 				return f.pathErr(op, noProgress)
 			}
 			total += n
+			if !copied && splitsBuffer(pending, n) {
+				pending, copied = slices.Clone(pending), true
+			}
 			pending = advance(pending, n)
 		}
 		return nil
 	})
 	return total, err
+}
+
+func isEmpty(b []byte) bool { return len(b) == 0 }
+
+// splitsBuffer reports whether the first n bytes of bufs end inside a
+// buffer, which advance then reslices.
+func splitsBuffer(bufs [][]byte, n int) bool {
+	for _, b := range bufs {
+		if n < len(b) {
+			return n > 0
+		}
+		n -= len(b)
+	}
+	return false
 }
 
 // nonEmpty copies the list without zero-length buffers, so that the loop

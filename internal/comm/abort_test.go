@@ -169,3 +169,41 @@ func TestRunWorldTimeoutGivesUpOnRanksOutsideComm(t *testing.T) {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// TestRunWorldTimeoutReportsSwallowedAbort: ranks that ignore the error the
+// timeout's abort gives them, or never make a comm call to see it, and
+// return nil still make the run fail with the timeout, naming what was
+// blocked.
+func TestRunWorldTimeoutReportsSwallowedAbort(t *testing.T) {
+	err := RunWorldTimeout(3, 0, 50*time.Millisecond, func(c Comm) error {
+		switch c.Rank() {
+		case 0:
+			_ = recvWait(c.Irecv(make([]byte, 1), 1, 7)) // never sent; error dropped
+		case 1:
+			_ = c.Barrier() // error dropped
+		case 2:
+			time.Sleep(100 * time.Millisecond) // outside comm calls, returns within the grace
+		}
+		return nil
+	})
+	if !errors.Is(err, ioerr.ErrTimeout) {
+		t.Fatalf("got %v, want a timeout error", err)
+	}
+	msg := err.Error()
+	for _, want := range []string{"timed out after 50ms", "Wait(Irecv) peer 1 tag 7 on comm 0: rank 0",
+		"Barrier #0 on comm 0: rank 1", "running outside comm calls: rank 2"} {
+		if !contains(msg, want) {
+			t.Errorf("error lacks %q:\n%s", want, msg)
+		}
+	}
+}
+
+// TestRunWorldTimeoutNotHitIsNil: a run that ends well before its timeout
+// succeeds.
+func TestRunWorldTimeoutNotHitIsNil(t *testing.T) {
+	for range 100 {
+		if err := RunWorldTimeout(4, 2, time.Minute, func(c Comm) error { return c.Barrier() }); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

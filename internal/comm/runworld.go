@@ -23,7 +23,8 @@ func RunWorld(n, nodeSize int, fn func(c Comm) error) error {
 // message (wrapping ioerr.ErrTimeout) listing which ranks are still blocked
 // and in which call. Ranks stuck outside comm calls cannot be woken: after
 // a grace period RunWorldTimeout returns without them and names them.
-// d <= 0 means no timeout.
+// Once the timeout fired the result is that timeout error even when every
+// rank then returned nil. d <= 0 means no timeout.
 func RunWorldTimeout(n, nodeSize int, d time.Duration, fn func(c Comm) error) error {
 	if n < 1 {
 		return ioerr.New(ioerr.ErrArg, "run_world", "a world needs at least one rank, not %d", n)
@@ -66,15 +67,21 @@ func run(w *World, timeout time.Duration, fn func(c Comm) error) error {
 			mu.Unlock()
 		}()
 	}
+	var timedOut error
 	if timeout > 0 {
 		timer := time.NewTimer(timeout)
 		select {
 		case <-allDone:
 		case <-timer.C:
-			w.Abort(fmt.Errorf("%w after %v; %s", ioerr.ErrTimeout, timeout, w.blockedReport()))
 			select {
-			case <-allDone:
-			case <-time.After(abortGrace(timeout)):
+			case <-allDone: // finished as the timer fired: not a timeout
+			default:
+				timedOut = fmt.Errorf("%w after %v; %s", ioerr.ErrTimeout, timeout, w.blockedReport())
+				w.Abort(timedOut)
+				select {
+				case <-allDone:
+				case <-time.After(abortGrace(timeout)):
+				}
 			}
 		}
 		timer.Stop()
@@ -89,7 +96,13 @@ func run(w *World, timeout time.Duration, fn func(c Comm) error) error {
 			stuck = append(stuck, r)
 		}
 	}
-	return joinRankErrors(errs, stuck)
+	err := joinRankErrors(errs, stuck)
+	// Ranks may swallow the abort (or run outside comm calls and never see
+	// it) and return nil: the run still did not finish in time.
+	if timedOut != nil && !errors.Is(err, timedOut) {
+		err = errors.Join(timedOut, err)
+	}
+	return err
 }
 
 // runRank calls fn, turning a panic into an error that carries the stack.

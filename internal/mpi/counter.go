@@ -36,6 +36,7 @@ import (
 	"sync/atomic"
 
 	"github.com/collio/collio/internal/comm"
+	"github.com/collio/collio/internal/envvar"
 	"github.com/collio/collio/internal/sockcounter"
 )
 
@@ -99,10 +100,11 @@ func (c Comm) counterInWindow() (bool, error) {
 	return least[0] == int64(c.Size()), nil
 }
 
-// counterServerEnv is COLLIO_SHARED_FP_SERVER=1, read once.
+// counterServerEnv is COLLIO_SHARED_FP_SERVER=1, read once. A value not
+// accepted keeps the default, off; adio.Open reports it.
 var counterServerEnv = sync.OnceValue(func() bool {
-	v := os.Getenv("COLLIO_SHARED_FP_SERVER")
-	return v == "1" || v == "on"
+	on, _ := envvar.Switch(envvar.SharedFPServer, os.Getenv(envvar.SharedFPServer))
+	return on
 })
 
 var counterServerForced atomic.Bool

@@ -5,6 +5,7 @@ package mpitest_test
 import (
 	"os"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -23,7 +24,9 @@ import (
 // fails only on rank 2, whose log is replayed as "[rank 2] ..."; then
 // TestDemoFatalBeforeCollective leaves rank 2's peers blocked in a
 // barrier, and the job is aborted about MPITEST_AGREE_TIMEOUT later
-// instead of hanging. Exit code 1.
+// instead of hanging. Exit code 1. TestDemoHangOnOneRank (run it with
+// -run) has rank 2 stuck outside MPI; the other ranks abort the job.
+// TestFailuresUnderMpirun runs these and checks what they print.
 func demo(t *testing.T) int {
 	if os.Getenv("MPITEST_DEMO_FAIL") != "1" {
 		t.Skip("deliberate failure; set MPITEST_DEMO_FAIL=1 to see it")
@@ -66,5 +69,18 @@ func TestDemoFatalBeforeCollective(t *testing.T) {
 			t.Fatalf("deliberate t.Fatal on rank %d before a barrier", c.Rank())
 		}
 		require.NoError(t, c.Barrier()) // the other ranks wait here for rank 2
+	})
+}
+
+// Never reached by -run Demo (the test above ends the job); run it alone.
+// Rank 2 never returns from the body, as a rank stuck in a system call or
+// a loop would; the others wait for it in the agreement and abort the job.
+func TestDemoHangOnOneRank(t *testing.T) {
+	bad := demo(t)
+	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+		require.NoError(t, c.Barrier())
+		if c.Rank() == bad {
+			time.Sleep(time.Hour)
+		}
 	})
 }

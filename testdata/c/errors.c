@@ -6,6 +6,8 @@
  *                             open of OUTDIR/missing.dat: must abort
  *   errors OUTDIR fatal-file  MPI_ERRORS_ARE_FATAL on a file opened read-only
  *                             (OUTDIR/ro.dat), then a write to it: must abort
+ *   errors OUTDIR badenv VAR  under collio, with VAR set to a value collio
+ *                             does not accept: MPI_File_open must fail
  *
  * Every error's MPI_Error_class is checked with every implementation that
  * reports the error; under collio, its MPI_Error_string must also hold
@@ -22,6 +24,7 @@
  * COLLIO_ERROR_CODES=0, collio returns the plain classes. */
 #include <pthread.h>
 #include <stdarg.h>
+#include <unistd.h>
 
 #include "t.h"
 
@@ -384,10 +387,37 @@ static void fatal(const char *dir, const char *mode)
 	exit(0);
 }
 
+/* bad_env: collio's switch variable name holds a value it does not accept
+ * (a typo such as COLLIO_STATS=ture). Every open fails on every rank with
+ * MPI_ERR_ARG naming the variable, the value and what is accepted (rank
+ * 0's: the lowest with the bad value), creates nothing and leaves nothing
+ * open; MPI_Finalize works. */
+static void bad_env(const char *dir, const char *name)
+{
+	const char *v = getenv(name);
+	char want[256];
+	EXPECT(collio_loaded(), "badenv runs under collio");
+	EXPECT(v != NULL, "%s is not set", name);
+	snprintf(want, sizeof want, "%s=\"%s\" is not valid; accepted: ", name, v);
+	for (int i = 0; i < 2; i++) {
+		MPI_File fh = MPI_FILE_NULL;
+		int rc = MPI_File_open(MPI_COMM_WORLD, t_path(dir, "env.dat"), MPI_MODE_CREATE | MPI_MODE_WRONLY,
+				       MPI_INFO_NULL, &fh);
+		EXPECT(fh == MPI_FILE_NULL, "a failed open leaves MPI_FILE_NULL");
+		expect_error(rc, MPI_ERR_ARG, 0, "open with a bad environment variable", "collio: open ", "(rank 0)",
+			     want, NULL);
+	}
+	EXPECT(access(t_path(dir, "env.dat"), F_OK) != 0, "the failed open created the file");
+	t_done();
+	exit(0);
+}
+
 int main(int argc, char **argv)
 {
 	int provided = MPI_THREAD_SINGLE;
 	const char *dir = t_init_thread(&argc, &argv, "errors", MPI_THREAD_MULTIPLE, &provided);
+	if (argc > 3 && strcmp(argv[2], "badenv") == 0)
+		bad_env(dir, argv[3]);
 	if (argc > 2)
 		fatal(dir, argv[2]);
 	simple_errors(dir);

@@ -215,6 +215,35 @@ done
 [ $failed = 0 ] && echo "ok   overflow: offsets past 2^63-1 bytes fail with MPI_ERR_ARG on every rank (linked, preloaded, no fast lane); the host MPI-IO wraps them"
 [ $before = 0 ] || failed=1
 
+# A switch variable with a value collio does not accept (a typo), preloaded:
+# COLLIO_STATS, read in Go at open, and COLLIO_THREAD_MULTIPLE, read in C at
+# MPI_Init. Every MPI_File_open fails with MPI_ERR_ARG naming the variable,
+# the value and the accepted values (errors.c badenv); on stderr rank 0 says
+# so once at MPI_Init and once at the first failed open (not once per rank
+# or per open).
+before=$failed
+failed=0
+for bad in COLLIO_STATS=ture COLLIO_THREAD_MULTIPLE=of; do
+	name=${bad%%=*} value=${bad#*=}
+	d="$out/errors.badenv.$name"
+	mkdir -p "$d"
+	env "$bad" $mpirun -x "$name" -x LD_PRELOAD="$lib" "$build/errors.host" "$d" badenv "$name" >"$d.out" 2>&1
+	rc=$?
+	want="$name=\"$value\" is not valid; accepted: "
+	if [ $rc != 0 ]; then
+		cat "$d.out"
+		fail "errors badenv $bad exited with $rc"
+	elif [ "$(grep -cF "collio: invalid argument: $want" "$d.out")" != 1 ] ||
+		! grep -qF "; MPI_File_open fails until it is fixed" "$d.out" ||
+		[ "$(grep -cF "collio: open $d/env.dat (rank 0): invalid argument: $want" "$d.out")" != 1 ] ||
+		[ "$(grep -c "$name" "$d.out")" != 2 ]; then
+		cat "$d.out"
+		fail "errors badenv $bad: stderr does not say once at MPI_Init and once at the open that $name is bad"
+	fi
+done
+[ $failed = 0 ] && echo "ok   errors badenv: a mistyped COLLIO_STATS or COLLIO_THREAD_MULTIPLE fails MPI_File_open, saying what is accepted"
+[ $before = 0 ] || failed=1
+
 # stats: COLLIO_STATS. The file must equal the host MPI-IO's; preloaded with
 # COLLIO_STATS=1, rank 0's report on stderr names the file and the rank
 # count, counts 5 collective writes of 448 KiB and 3,073 pieces per rank, and
