@@ -8,6 +8,7 @@ import (
 	"github.com/collio/collio/internal/agree"
 	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/ioerr"
+	"github.com/collio/collio/layout"
 	"github.com/collio/collio/metrics"
 	"github.com/collio/collio/twophase"
 )
@@ -353,7 +354,7 @@ func (f *File) ownRecord(op string, v View, a Access, off int64, local error) (e
 		mine.rng = coll.Range{Start: s, End: e}
 	}
 	if local == nil {
-		mine.pieces = metrics.PiecesOf(v.Filetype, off*v.Etype.Size(), a.Size())
+		mine.pieces = layout.PiecesOf(v.Filetype, off*v.Etype.Size(), a.Size())
 	}
 	return mine, local
 }
