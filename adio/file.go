@@ -11,8 +11,8 @@ import (
 	"os"
 	"sync"
 
-	"github.com/collio/collio/cache"
 	"github.com/collio/collio/driver"
+	"github.com/collio/collio/driver/stack"
 	"github.com/collio/collio/hints"
 	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
@@ -33,9 +33,8 @@ type File struct {
 	entry *commpool.Entry // comm and what is kept with it
 	pool  *commpool.Pool  // the caller's communicator's pool, nil if it has none
 	path  string          // as given by the caller (with any driver prefix)
-	fpath string          // path handed to the driver
-	drv   driver.Driver
-	f     driver.File // nil until opened on ranks that defer their open (romio_no_indep_rw)
+	stack *stack.Stack    // the layers the file is opened through
+	f     driver.File     // nil until opened on ranks that defer their open (romio_no_indep_rw)
 	mode  Mode
 	hints *hints.Set
 	cfg   config // f.hints resolved; set both with setHints
@@ -151,15 +150,10 @@ func (f *File) Hints() *hints.Set { return f.hints }
 func (f *File) Info() map[string]string { return f.hints.Map() }
 
 // Driver returns the driver that serves this file.
-func (f *File) Driver() driver.Driver { return f.drv }
+func (f *File) Driver() driver.Driver { return f.stack.Driver() }
 
 // DriverFile returns the open driver file, for strategies.
 func (f *File) DriverFile() driver.File { return f.f }
-
-// CacheStats returns this rank's E10 cache counters (how long Sync and
-// Close waited for copies: the not-hidden sync), false when this rank
-// writes without a cache.
-func (f *File) CacheStats() (cache.Stats, bool) { return cache.StatsOf(f.f) }
 
 // writeBack returns the layer of this rank's driver file that holds
 // writes back (the E10 cache), when the cache is in use and the file open.

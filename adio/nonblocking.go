@@ -198,7 +198,7 @@ func (f *File) forOp(c comm.Comm, seq int64, digest uint64) *File {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return &File{
-		comm: c, path: f.path, fpath: f.fpath, drv: f.drv, f: f.f, mode: f.mode, hints: f.hints, cfg: f.cfg,
+		comm: c, path: f.path, stack: f.stack, f: f.f, mode: f.mode, hints: f.hints, cfg: f.cfg,
 		configList: f.configList, nodes: f.nodes, aggs: f.aggs, layout: f.layout, dopts: f.dopts,
 		view: f.view, atomic: f.atomic, seq: seq, digest: digest, viewsContiguous: f.viewsContiguous,
 		pattern: f.pattern, streak: f.streak, skipped: f.skipped, opFile: true,
