@@ -64,22 +64,14 @@ type File struct {
 	// no rank can read-modify-write another's bytes: independent writes
 	// need no locks, with or without a barrier after them.
 	viewsContiguous bool
-	// streak counts, per direction (read, write), the agreed collective
-	// calls in a row whose automatic choice was independent I/O with no
-	// agreement; skipped the calls since that went the same way without
-	// agreeing (repeatsIndependent).
-	streak, skipped [2]int
-	// checks are, per direction, the entry records of the rechecks posted
-	// without waiting (recheckInBackground), oldest first, at most
-	// checksInFlight; opFile: this File runs one nonblocking operation's
-	// call, which rechecks in the foreground.
-	checks [2][]*backgroundCheck
+	// learned is what the automatic choice learned of the pattern of
+	// collective calls (learning.go).
+	learned learning
+	// opFile: this File runs one nonblocking operation's call, which
+	// rechecks in the foreground.
 	opFile bool
 	// streams keeps a stream over the view's tiles for the next transfer.
 	streams streamCache
-	// pattern counts the forgetPattern calls: nonblocking operations
-	// learn on their slots only what was learned since the last one.
-	pattern uint64
 	// shared is the shared file pointer (shared.go); nil when the file
 	// has none, and noShared says why.
 	shared comm.Counter

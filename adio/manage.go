@@ -137,7 +137,7 @@ func (f *File) SetAtomicity(on bool) error {
 	}
 	f.mu.Lock()
 	f.atomic = on
-	f.forgetPattern()
+	f.learned.forget()
 	f.mu.Unlock()
 	return nil
 }
