@@ -294,7 +294,7 @@ type CacheStats = cache.Stats
 // CacheStats returns this rank's E10 cache counters; false when the file
 // has no cache on this rank (e10_cache=disable, read-only, or the cache
 // could not be opened).
-func (f *File) CacheStats() (CacheStats, bool) { return f.f.CacheStats() }
+func (f *File) CacheStats() (CacheStats, bool) { return cache.StatsOf(f.f.DriverFile()) }
 
 // Aggregators returns the ranks that do collective buffering for this
 // file, in file-domain order (cb_nodes, cb_config_list).

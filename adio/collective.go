@@ -8,6 +8,7 @@ import (
 	"github.com/collio/collio/internal/agree"
 	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/ioerr"
+	"github.com/collio/collio/layout"
 	"github.com/collio/collio/metrics"
 	"github.com/collio/collio/twophase"
 )
@@ -94,7 +95,7 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 	f.last.Strategy, f.last.Reason = name, reason
 	c.aggs = c.aggregators(name)
 	c.deferred = name == hints.StrategyIndependent && f.defersAgreement() && !f.cached
-	f.learn(write, c.deferred)
+	f.learned.learn(write, c.deferred)
 	s := strategies[name].impl
 	var n int64
 	if write {
@@ -187,72 +188,6 @@ var cbDisabledReason = [2]string{
 	hints.RomioCBWrite + "=disable; no inter-rank communication (collio_error_agreement=deferred)",
 }
 
-// How the automatic choice learns a repeating pattern: after
-// independentStreak agreed calls in a row (of one direction) ran
-// independent I/O with no agreement, the next calls of that direction do
-// so without the entry Allgather, and recheck points test whether the
-// ranks' pattern still holds: after firstRecheck calls, then after twice
-// as many each time the pattern held, up to lastRecheck. A recheck runs in
-// the background (recheck.go): a synchronous one made the ranks that had
-// run ahead wait for the others.
-const (
-	independentStreak = 2
-	firstRecheck      = 16
-	lastRecheck       = 1024
-)
-
-// learn records whether the automatic choice of an agreed call was
-// independent I/O with no agreement. Every rank records the same, since
-// the choice was made on the same inputs everywhere.
-func (f *File) learn(write, independent bool) {
-	d := direction(write)
-	f.skipped[d] = 0
-	if independent {
-		f.streak[d]++
-	} else {
-		f.streak[d] = 0
-	}
-}
-
-// recheckAfter is how many calls repeat the choice before the next agreed
-// call, for a streak of agreed independent calls.
-func recheckAfter(streak int) int {
-	n := firstRecheck
-	for s := independentStreak; s < streak && n < lastRecheck; s++ {
-		n *= 2
-	}
-	return min(n, lastRecheck)
-}
-
-// repeatsIndependent reports whether this call goes the way the last
-// agreed calls of its direction went: independent I/O with no inter-rank
-// communication, as with romio_cb_write=disable. The choice is made from
-// what every rank knows alike (the agreed history and the count of calls
-// since), never from this rank's arguments, so all ranks skip the
-// Allgather together. Independent I/O is correct for any pattern
-// (unsynchronized takes locks where some rank could read-modify-write);
-// a pattern that changed, and that two-phase would serve better, is seen
-// at the (maxChecksInFlight+1)th recheck point after the change
-// (recheckInBackground), at most (maxChecksInFlight+1)*lastRecheck-1
-// calls later.
-func (f *File) repeatsIndependent(write bool) (string, bool) {
-	if f.repeatsLeft(write) <= 0 {
-		return "", false
-	}
-	f.skipped[direction(write)]++
-	return repeatReason, true
-}
-
-// repeatsLeft is how many calls of this direction from here on repeat
-// the learned choice before the next recheck point (0: this call does not).
-func (f *File) repeatsLeft(write bool) int {
-	d := direction(write)
-	if f.streak[d] < independentStreak {
-		return 0
-	}
-	return max(recheckAfter(f.streak[d])-1-f.skipped[d], 0)
-}
-
 // stepCall counts a collective call of this direction in the sequence and
 // digest every rank keeps (by direction, opCodes[op]%2: the explicit-offset
 // and file-pointer forms may mix).
@@ -266,17 +201,6 @@ func (f *File) stepCall(write bool) {
 // (no sieving of writes, or every rank's view contiguous).
 func (f *File) unsyncWritesAlone() bool {
 	return !f.sieves(true) || f.viewsContiguous
-}
-
-// repeatReason is the reason COLLIO_STATS and Stats show for those calls;
-// one text, so a report groups them.
-var repeatReason = fmt.Sprintf("the agreed calls before chose independent I/O: repeated without inter-rank communication (the ranks' records are compared at recheck points %d calls later, then %d, %d, ... up to %d calls apart)", firstRecheck, firstRecheck, 2*firstRecheck, lastRecheck)
-
-// forgetPattern restarts the learning of repeatsIndependent: a new view,
-// hints or atomic mode may change the choice.
-func (f *File) forgetPattern() {
-	f.streak, f.skipped = [2]int{}, [2]int{}
-	f.pattern++
 }
 
 func direction(write bool) int {
@@ -360,7 +284,7 @@ func (f *File) ownRecord(op string, v View, a Access, off int64, local error) (e
 		mine.rng = coll.Range{Start: s, End: e}
 	}
 	if local == nil {
-		mine.pieces = metrics.PiecesOf(v.Filetype, pos, a.Size())
+		mine.pieces = layout.PiecesOf(v.Filetype, pos, a.Size())
 	}
 	return mine, local
 }

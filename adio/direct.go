@@ -31,7 +31,7 @@ func (f *File) noteDirect() {
 	if len(missing) == 0 {
 		return
 	}
-	why := "the " + f.drv.Name() + " driver has no direct I/O"
+	why := "the " + f.stack.Driver().Name() + " driver has no direct I/O"
 	if ok && st.Err != nil {
 		why = st.Err.Error()
 	}

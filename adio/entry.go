@@ -27,7 +27,7 @@ type entryRecord struct {
 	// independent writes need locks where ranges interleave).
 	maySieve bool
 	digest   uint64 // the directions of the file's transfers so far
-	pieces   int64  // estimated file pieces (metrics.PiecesOf)
+	pieces   int64  // estimated file pieces (layout.PiecesOf)
 }
 
 // entryWords is the size of an encoded entryRecord in 64-bit words.

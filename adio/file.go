@@ -11,8 +11,8 @@ import (
 	"os"
 	"sync"
 
-	"github.com/collio/collio/cache"
 	"github.com/collio/collio/driver"
+	"github.com/collio/collio/driver/stack"
 	"github.com/collio/collio/hints"
 	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
@@ -33,9 +33,8 @@ type File struct {
 	entry *commpool.Entry // comm and what is kept with it
 	pool  *commpool.Pool  // the caller's communicator's pool, nil if it has none
 	path  string          // as given by the caller (with any driver prefix)
-	fpath string          // path handed to the driver
-	drv   driver.Driver
-	f     driver.File // nil until opened on ranks that defer their open (romio_no_indep_rw)
+	stack *stack.Stack    // the layers the file is opened through
+	f     driver.File     // nil until opened on ranks that defer their open (romio_no_indep_rw)
 	mode  Mode
 	hints *hints.Set
 	cfg   config // f.hints resolved; set both with setHints
@@ -65,22 +64,14 @@ type File struct {
 	// no rank can read-modify-write another's bytes: independent writes
 	// need no locks, with or without a barrier after them.
 	viewsContiguous bool
-	// streak counts, per direction (read, write), the agreed collective
-	// calls in a row whose automatic choice was independent I/O with no
-	// agreement; skipped the calls since that went the same way without
-	// agreeing (repeatsIndependent).
-	streak, skipped [2]int
-	// checks are, per direction, the entry records of the rechecks posted
-	// without waiting (recheckInBackground), oldest first, at most
-	// checksInFlight; opFile: this File runs one nonblocking operation's
-	// call, which rechecks in the foreground.
-	checks [2][]*backgroundCheck
+	// learned is what the automatic choice learned of the pattern of
+	// collective calls (learning.go).
+	learned learning
+	// opFile: this File runs one nonblocking operation's call, which
+	// rechecks in the foreground.
 	opFile bool
 	// streams keeps a stream over the view's tiles for the next transfer.
 	streams streamCache
-	// pattern counts the forgetPattern calls: nonblocking operations
-	// learn on their slots only what was learned since the last one.
-	pattern uint64
 	// shared is the shared file pointer (shared.go); nil when the file
 	// has none, and noShared says why.
 	shared comm.Counter
@@ -151,15 +142,10 @@ func (f *File) Hints() *hints.Set { return f.hints }
 func (f *File) Info() map[string]string { return f.hints.Map() }
 
 // Driver returns the driver that serves this file.
-func (f *File) Driver() driver.Driver { return f.drv }
+func (f *File) Driver() driver.Driver { return f.stack.Driver() }
 
 // DriverFile returns the open driver file, for strategies.
 func (f *File) DriverFile() driver.File { return f.f }
-
-// CacheStats returns this rank's E10 cache counters (how long Sync and
-// Close waited for copies: the not-hidden sync), false when this rank
-// writes without a cache.
-func (f *File) CacheStats() (cache.Stats, bool) { return cache.StatsOf(f.f) }
 
 // writeBack returns the layer of this rank's driver file that holds
 // writes back (the E10 cache), when the cache is in use and the file open.

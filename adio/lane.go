@@ -49,7 +49,7 @@ func (f *File) Lane(write bool) (Lane, bool) {
 	}
 	calls := int64(-1)
 	if _, ok := f.noAgreement(write); !ok {
-		if calls = int64(f.repeatsLeft(write)); calls == 0 {
+		if calls = int64(f.learned.repeatsLeft(write)); calls == 0 {
 			return Lane{}, false
 		}
 	}
@@ -125,7 +125,7 @@ func (f *File) AddLaneCalls(write bool, n LaneCalls) metrics.Call {
 	reason, ok := f.noAgreement(write)
 	if !ok {
 		reason = repeatReason
-		f.skipped[direction(write)] += int(n.Calls)
+		f.learned.skip(write, int(n.Calls))
 	}
 	sum := metrics.Call{Op: op, Strategy: hints.StrategyIndependent, Reason: reason,
 		Bytes: n.Bytes, IO: n.Time, IOWait: n.Time, Total: n.Time}

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/collio/collio/cache"
 	"github.com/collio/collio/driver"
+	"github.com/collio/collio/driver/stack"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/ioerr"
 )
@@ -137,7 +137,7 @@ func (f *File) SetAtomicity(on bool) error {
 	}
 	f.mu.Lock()
 	f.atomic = on
-	f.forgetPattern()
+	f.learned.forget()
 	f.mu.Unlock()
 	return nil
 }
@@ -152,8 +152,8 @@ func (f *File) Atomicity() bool {
 // Close closes the file on every rank (collective). With
 // ModeDeleteOnClose, rank 0 deletes the file once every rank has closed it.
 // With the E10 cache the driver file's Close copies what the cache holds
-// first (in the background with e10_cache_deferred_close: cache.WaitPath
-// and cache.WaitAll report that outcome).
+// first (in the background with e10_cache_deferred_close: the next open
+// of the path, and cache.WaitAll at finalisation, report that outcome).
 func (f *File) Close() error {
 	if f != nil && !f.closed && f.broken != nil {
 		// The peers may be stuck in the failed call: close locally only.
@@ -188,7 +188,7 @@ func (f *File) Close() error {
 	if err == nil && f.mode&ModeDeleteOnClose != 0 {
 		var derr error
 		if f.rank() == 0 {
-			derr = f.drv.Delete(f.fpath)
+			derr = f.stack.Delete()
 		}
 		err = f.agree("close", derr)
 	}
@@ -207,7 +207,7 @@ func Delete(path string) error {
 	// copying into it: let it finish first, so nothing writes the file
 	// once it is gone. Its copy errors concern data being deleted, and a
 	// failed copy's journal is skipped by collio recover (the file is gone).
-	cache.WaitPath(path)
+	stack.WaitDeferredCloses(path)
 	drv, p, err := driver.Resolve(path)
 	if err != nil {
 		return ioerr.Wrap(err, "delete", path, -1)

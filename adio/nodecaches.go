@@ -18,7 +18,7 @@ func (f *File) noteNodeCaches() {
 	if f.nodes.Count() < 2 {
 		return
 	}
-	why := driver.IncoherentCaches(f.drv, f.fpath)
+	why := driver.IncoherentCaches(f.stack.Driver(), f.stack.Path())
 	if why == "" {
 		return
 	}

@@ -54,14 +54,12 @@ type Request struct {
 // the next one, as a file's blocking calls do: the exchange buffers, and
 // the pattern the automatic choice learned (repeatsIndependent). The
 // slot's operations run in start order on every rank, so every rank
-// learns the same; pattern counts the file's forgetPattern calls the
-// learning started after.
+// learns the same.
 type opSlot struct {
-	comm            comm.Comm
-	last            chan struct{}
-	buffers         coll.Buffers
-	streak, skipped [2]int
-	pattern         uint64
+	comm    comm.Comm
+	last    chan struct{}
+	buffers coll.Buffers
+	learned learning // without checks: operations recheck in the foreground
 }
 
 // lend gives the operation about to run on the slot the slot's buffers
@@ -69,20 +67,13 @@ type opSlot struct {
 // operations', or the file's blocking calls' when the operation started
 // (forOp copied it). Both are the same on every rank at this point.
 func (s *opSlot) lend(of *File) {
-	if s.pattern != of.pattern {
-		s.streak, s.skipped, s.pattern = [2]int{}, [2]int{}, of.pattern
-	}
-	for d := range s.streak {
-		if s.streak[d] > of.streak[d] {
-			of.streak[d], of.skipped[d] = s.streak[d], s.skipped[d]
-		}
-	}
+	of.learned.takeLonger(&s.learned)
 	of.buffers = s.buffers
 }
 
 // keep takes back what lend gave, as the operation left it.
 func (s *opSlot) keep(of *File) {
-	s.buffers, s.streak, s.skipped = of.buffers, of.streak, of.skipped
+	s.buffers, s.learned = of.buffers, of.learned.history()
 	of.buffers = coll.Buffers{}
 }
 
@@ -204,10 +195,10 @@ func (f *File) forOp(c comm.Comm, seq int64, digest uint64) *File {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return &File{
-		comm: c, path: f.path, fpath: f.fpath, drv: f.drv, f: f.f, mode: f.mode, hints: f.hints, cfg: f.cfg,
+		comm: c, path: f.path, stack: f.stack, f: f.f, mode: f.mode, hints: f.hints, cfg: f.cfg,
 		configList: f.configList, nodes: f.nodes, aggs: f.aggs, layout: f.layout, dopts: f.dopts,
 		view: f.view, atomic: f.atomic, seq: seq, digest: digest, viewsContiguous: f.viewsContiguous,
-		pattern: f.pattern, streak: f.streak, skipped: f.skipped, opFile: true,
+		learned: f.learned.history(), opFile: true,
 		// Operations may run at once: none read-modify-writes (see sieves).
 		cached: f.cached, cacheOff: f.cacheOff, dsWriteOK: false, stderr: f.stderr,
 	}

@@ -9,15 +9,14 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/collio/collio/cache"
 	"github.com/collio/collio/driver"
+	"github.com/collio/collio/driver/stack"
 	"github.com/collio/collio/hints"
 	"github.com/collio/collio/internal/agree"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/commpool"
 	"github.com/collio/collio/internal/envvar"
 	"github.com/collio/collio/internal/ioerr"
-	"github.com/collio/collio/ioserver"
 	"github.com/collio/collio/topo"
 )
 
@@ -95,20 +94,17 @@ func (f *File) open(c comm.Comm, opts OpenOptions, getenv func(string) string) e
 		f.configList, err = hints.ParseConfigList(f.hints.String(hints.CBConfigList))
 	}
 	if err == nil {
-		f.drv, f.fpath, err = driver.Resolve(f.path)
+		// Build also waits for a deferred close of this file
+		// (e10_cache_deferred_close) still copying its cache, whose
+		// failure this first agreement reports (one collective fewer per
+		// open).
+		f.stack, err = stack.Build(c, f.path)
 	}
-	if s, ok := ioserver.SessionOf(c); ok && err == nil {
-		f.drv = ioserver.NewDriver(s, f.drv)
+	if err == nil && f.stack.Servers() {
 		f.viaServers, f.cfg.ioServers = true, true
 		// Nobody reads, modifies and writes back ranges the servers may
 		// still hold newer bytes of.
 		f.dsWriteOK = false
-	}
-	if err == nil {
-		// A deferred close of this file (e10_cache_deferred_close) may
-		// still be copying its cache: wait, and report its failure in
-		// this first agreement (one collective fewer per open).
-		err = cache.WaitPath(f.path)
 	}
 	if err := f.join(c, err); err != nil {
 		return err
@@ -384,10 +380,10 @@ func (f *File) exclFlag() int {
 func (f *File) openLocal(extra int) error {
 	dopts := f.dopts
 	dopts.Flags = f.mode.osFlags() | extra
-	file, err := f.drv.Open(f.fpath, dopts)
+	file, err := f.stack.Open(dopts)
 	if err != nil && f.mode&ModeWrOnly != 0 && errors.Is(err, fs.ErrPermission) {
 		dopts.Flags = driver.OWrOnly | extra
-		file, err = f.drv.Open(f.fpath, dopts)
+		file, err = f.stack.Open(dopts)
 		f.dsWriteOK = false
 	}
 	if err != nil {
@@ -455,48 +451,44 @@ func (f *File) deriveHints() error {
 	return nil
 }
 
-// openCache puts the E10 node-local cache (package cache) between the
-// ranks and the global file when e10_cache is enable or coherent: every
-// rank that opened the file for writing wraps its driver file, so
-// aggregators' collective writes and independent writes land in the
-// cache, and Sync and Close (through the driver file) wait for the copies
-// and return their errors, which the usual agreement spreads. If the cache
-// cannot be opened on some rank, no rank uses it: each writes the global
-// file directly, rank 0 warns once and e10_cache reads back as disable;
-// but if some rank refused its cache files as unsafe (cache.ErrUnsafe),
-// the open fails on every rank with that rank's error.
+// openCache puts the E10 node-local cache (built by the driver stack)
+// between the ranks and the global file when e10_cache is enable or
+// coherent: every rank that opened the file for writing wraps its driver
+// file, so aggregators' collective writes and independent writes land in
+// the cache, and Sync and Close (through the driver file) wait for the
+// copies and return their errors, which the usual agreement spreads. If
+// the cache cannot be opened on some rank, no rank uses it: each writes
+// the global file directly, rank 0 warns once and e10_cache reads back as
+// disable; but if some rank refused its cache files as unsafe, the open
+// fails on every rank with that rank's error.
 func (f *File) openCache() error {
-	opts, on := cache.OptionsFromHints(f.hints, f.path, f.rank())
 	// With I/O servers the cache sits under the servers, which open it
-	// from the hints they are given.
-	if !on || !f.mode.canWrite() || f.viaServers {
+	// from the hints they are given (the stack wants no cache then).
+	if !f.mode.canWrite() {
 		return nil
 	}
-	opts.Params = f.dopts.Params
 	rank := f.rank()
-	opts.Warn = func(msg string) { // a rank's own trouble, after open
+	warn := func(msg string) { // a rank's own trouble, after open
 		io.WriteString(f.stderr, "collio: warning: rank "+strconv.Itoa(rank)+": "+msg+"\n")
 	}
-	var cf *cache.File
-	var err error
-	if f.f != nil {
-		cf, err = cache.Open(f.f, opts)
+	c, wanted := f.stack.OpenCache(f.f, f.hints, rank, f.dopts.Params, warn)
+	if !wanted {
+		return nil
 	}
-	// A cache path that is not safe to use (cache.ErrUnsafe: a symbolic
-	// link or another user's file at a cache name, a planted journal) fails
-	// the open on every rank rather than falling back: it may be an attack,
-	// and the user should hear of it. Each rank says whether its failure
-	// is one in the agreement's record.
+	err := c.Err()
+	// A cache path that is not safe to use (a symbolic link or another
+	// user's file at a cache name, a planted journal) fails the open on
+	// every rank rather than falling back: it may be an attack, and the
+	// user should hear of it. Each rank says whether its failure is one
+	// in the agreement's record.
 	var unsafe uint64
-	if errors.Is(err, cache.ErrUnsafe) {
+	if c.Unsafe() {
 		unsafe = 1
 		err = &ioerr.Error{Class: ioerr.ErrAccess, Rank: -1, Err: err, Msg: err.Error()}
 	}
 	flags, aerr := f.agreeRecord("open", err, []uint64{unsafe})
 	if aerr != nil && slices.Contains(flags, 1) {
-		if cf != nil {
-			cf.Detach()
-		}
+		c.Drop()
 		// The agreement gave the lowest failing rank's error, which may be
 		// another one: give every rank the lowest refusing rank's (a second
 		// Allgather, on this failure only).
@@ -506,7 +498,7 @@ func (f *File) openCache() error {
 		return agree.Errors(f.comm, f.wrap(err, "open"))
 	}
 	if aerr == nil {
-		if cf != nil {
+		if cf := c.Use(); cf != nil {
 			f.f = cf
 		}
 		f.cached = true
@@ -524,9 +516,7 @@ func (f *File) openCache() error {
 		}
 		return nil
 	}
-	if cf != nil {
-		cf.Detach()
-	}
+	c.Drop()
 	if ioerr.ClassOf(aerr) == ioerr.ErrInternComm {
 		return aerr
 	}

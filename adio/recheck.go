@@ -29,7 +29,7 @@ type backgroundCheck struct {
 	all     []byte // every rank's record, once req completes
 	write   bool
 	seq     int64  // the call that posted it
-	pattern uint64 // f.pattern then: a later set_view or set_info voids it
+	pattern uint64 // f.learned.pattern then: a later set_view or set_info voids it
 }
 
 // maxChecksInFlight is how many checks may be posted and not yet
@@ -64,13 +64,13 @@ var backgroundReason = repeatReason + "; this call's entry record is checked in 
 // with collio_error_agreement=immediate).
 func (f *File) recheckInBackground(op string, write bool, v View, a Access, off int64) (reason string, ok bool, err error) {
 	d := direction(write)
-	if f.opFile || f.cached || !f.defersAgreement() || f.streak[d] < independentStreak {
+	if f.opFile || f.cached || !f.defersAgreement() || !f.learned.holds(write) {
 		return "", false, nil
 	}
 	defer metrics.Timer(&f.last.Plan)() // the wait for a check is the entry's
-	if q := f.checks[d]; len(q) >= f.checksInFlight() {
+	if q := f.learned.checks[d]; len(q) >= f.checksInFlight() {
 		chk := q[0]
-		f.checks[d] = q[1:]
+		f.learned.checks[d] = q[1:]
 		holds, err := f.completeCheck(chk, op)
 		if err != nil {
 			return "", false, err
@@ -79,13 +79,12 @@ func (f *File) recheckInBackground(op string, write bool, v View, a Access, off 
 			return "", false, nil
 		}
 	}
-	f.skipped[d] = 0
 	if err := f.postCheck(op, write, v, a, off); err != nil {
 		return "", false, err
 	}
-	// As learn after an agreed call that chose the same: the next point
-	// comes twice as far (up to lastRecheck) unless a check fails.
-	f.streak[d]++
+	// As after an agreed call that chose the same: the next point comes
+	// twice as far (up to lastRecheck) unless a check fails.
+	f.learned.learn(write, true)
 	return backgroundReason, true, nil
 }
 
@@ -104,7 +103,7 @@ func (f *File) postCheck(op string, write bool, v View, a Access, off int64) err
 		return f.broken
 	}
 	d := direction(write)
-	f.checks[d] = append(f.checks[d], &backgroundCheck{req: req, all: buf[width:], write: write, seq: f.seq, pattern: f.pattern})
+	f.learned.checks[d] = append(f.learned.checks[d], &backgroundCheck{req: req, all: buf[width:], write: write, seq: f.seq, pattern: f.learned.pattern})
 	return nil
 }
 
@@ -116,7 +115,7 @@ func (f *File) completeCheck(chk *backgroundCheck, op string) (bool, error) {
 		f.broken = ioerr.Wrap(err, op, f.path, f.rank())
 		return false, f.broken
 	}
-	return chk.pattern == f.pattern && f.patternHolds(chk.write, chk.all), nil
+	return chk.pattern == f.learned.pattern && f.patternHolds(chk.write, chk.all), nil
 }
 
 // patternHolds evaluates every rank's record of one call as the entry of
@@ -148,8 +147,8 @@ func (f *File) patternHolds(write bool, all []byte) bool {
 // collective outlives the call or the file. A rank that never posted
 // makes this a timeout, named after op.
 func (f *File) settleChecks(op string) error {
-	for d, q := range f.checks {
-		f.checks[d] = nil
+	for d, q := range f.learned.checks {
+		f.learned.checks[d] = nil
 		for _, chk := range q {
 			if f.broken != nil {
 				break // the communicator is unusable: nothing will complete

@@ -114,7 +114,7 @@ func (f *File) SetView(v View, hintsIn map[string]string) error {
 	f.mu.Lock()
 	f.view, f.fp, f.viewsContiguous = v, 0, contiguous
 	f.setHints(newHints)
-	f.forgetPattern()
+	f.learned.forget()
 	f.mu.Unlock()
 	return nil
 }
@@ -144,7 +144,7 @@ func (f *File) SetInfo(h map[string]string, lenient bool) error {
 	}
 	f.mu.Lock()
 	f.setHints(updated)
-	f.forgetPattern()
+	f.learned.forget()
 	f.mu.Unlock()
 	return nil
 }

@@ -315,7 +315,7 @@ func TestOpenFallback(t *testing.T) {
 		if got := f.Info()["e10_cache"]; got != "disable" {
 			return fmt.Errorf("e10_cache reads %q after the fallback", got)
 		}
-		if _, ok := f.CacheStats(); ok {
+		if _, ok := cache.StatsOf(f.DriverFile()); ok {
 			return fmt.Errorf("rank %d still has a cache", c.Rank())
 		}
 		return f.Close()
@@ -488,7 +488,7 @@ func TestOverSim(t *testing.T) {
 			if err := f.Sync(); err != nil {
 				return err
 			}
-			if s, ok := f.CacheStats(); ok {
+			if s, ok := cache.StatsOf(f.DriverFile()); ok {
 				mu.Lock()
 				stats = append(stats, s)
 				mu.Unlock()
@@ -553,7 +553,7 @@ func TestCollectiveReadAfterCachedWrite(t *testing.T) {
 					return fmt.Errorf("rank %d reads stale bytes of its block", c.Rank())
 				}
 				last, _ := f.Stats()
-				s, _ := f.CacheStats()
+				s, _ := cache.StatsOf(f.DriverFile())
 				mu.Lock()
 				drains += s.Drains
 				drained = max(drained, last.CacheDrain)
@@ -642,7 +642,7 @@ func TestNoDrainForDisjointCalls(t *testing.T) {
 				return err
 			}
 		}
-		s, _ := f.CacheStats()
+		s, _ := cache.StatsOf(f.DriverFile())
 		mu.Lock()
 		drains += s.Drains
 		mu.Unlock()
@@ -686,7 +686,7 @@ func TestFallbackOnOneRankReachesAll(t *testing.T) {
 				return err
 			}
 		}
-		if s, _ := f.CacheStats(); s.Fallback {
+		if s, _ := cache.StatsOf(f.DriverFile()); s.Fallback {
 			mu.Lock()
 			fellBack++
 			mu.Unlock()

@@ -5,8 +5,10 @@
 // copy them to the global file, so the slow parallel file system is
 // written behind the application's next compute phase.
 //
-// adio wraps each writing rank's driver file when the e10_cache hint is
-// enable or coherent (OptionsFromHints gives the options). In short:
+// The driver stack (package driver/stack) puts it over each writing
+// rank's driver file when the e10_cache hint is enable or coherent
+// (OptionsFromHints gives the options), and adio agrees on whether every
+// rank keeps it. In short:
 //
 //   - each write reserves its space in the cache file (Allocate), lands
 //     there, is recorded in a journal beside it, and is queued for copying

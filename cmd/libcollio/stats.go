@@ -14,6 +14,7 @@ import (
 	"github.com/collio/collio/adio"
 	"github.com/collio/collio/internal/envvar"
 	"github.com/collio/collio/internal/ioerr"
+	"github.com/collio/collio/layout"
 	"github.com/collio/collio/metrics"
 )
 
@@ -76,9 +77,9 @@ func (s *fileStats) end(f *file, cs callStart, collective, read bool, offset, re
 	}
 	pieces := int64(0)
 	if offset >= 0 {
-		pieces = metrics.PiecesOf(cs.view.Filetype, offset*cs.view.Etype.Size(), requested)
+		pieces = layout.PiecesOf(cs.view.Filetype, offset*cs.view.Etype.Size(), requested)
 	} else if requested > 0 {
-		pieces = metrics.PiecesOf(cs.view.Filetype, 0, requested)
+		pieces = layout.PiecesOf(cs.view.Filetype, 0, requested)
 	}
 	if !collective {
 		s.counters.AddIndependent(!read, n, pieces, time.Since(cs.at), err != nil)
