@@ -447,40 +447,10 @@ func (f *File) timeIndependentIO() func() {
 }
 
 // job is the call's coll.Job for the collective strategies, from the
-// file's hints and layout and the call's access and aggregators.
-func (c *call) job(write bool) *coll.Job {
+// file's hints and the call's access, aggregators and entry records.
+func (c *call) job() *coll.Job {
 	f := c.f
 	a := c.access
-	stripe := f.cfg.stripingUnit // as reported by the file system, else as asked
-	stripeCount := 0
-	affinity := f.affinityDomains()
-	switch f.cfg.fileDomains {
-	case hints.DomainsAuto:
-		if f.striped() {
-			stripeCount = f.layout.StripeCount
-		}
-	case hints.DomainsCyclic:
-		stripeCount = max(f.layout.StripeCount, int(f.cfg.stripingFactor), 1)
-	case hints.DomainsEven:
-		stripe = 0
-	}
-	bufSize := f.cfg.cbBufferSize
-	var affinityBlock, ownGrid int64
-	var own []coll.OwnBlocks
-	if span, ok := coll.Span(c.ranges); ok && affinity {
-		ownGrid, own = f.ownGrid(), c.own
-		// On one node a byte that crosses ranks is one memory copy, less
-		// than the Allreduce that affinity domains cost and the scattered
-		// windows they leave; calls whose ranks own their blocks skip
-		// both (own blocks). Several nodes, or the hint, plan them.
-		if f.nodes.Count() > 1 || f.cfg.fileDomains == hints.DomainsAffinity {
-			affinityBlock = twophase.AffinityBlockSize(span, len(c.aggs), bufSize, stripe)
-		}
-	}
-	coRatio := 1 // ROMIO uses the ratio for writes only
-	if write {
-		coRatio = int(f.cfg.coRatio)
-	}
 	return &coll.Job{
 		Comm:        f.comm,
 		File:        f.f,
@@ -491,31 +461,15 @@ func (c *call) job(write bool) *coll.Job {
 			Disp: c.view.Disp, Filetype: c.view.Filetype,
 			DataStart: c.off * c.view.Etype.Size(), Size: a.Size(),
 		},
-		BufSize:       bufSize,
-		MinDomain:     f.cfg.minFdomainSize,
-		Stripe:        stripe,
-		StripeCount:   stripeCount,
-		AffinityBlock: affinityBlock,
-		TotalBytes:    c.bytes,
-		OwnGrid:       ownGrid,
-		Own:           own,
-		NodeOf:        f.nodeOf(),
-		CoRatio:       coRatio,
-		RMW:           f.collectiveRMW(),
-		Atomic:        f.Atomicity(),
-		Overlap:       f.cfg.overlap,
-		Buffers:       &f.buffers,
-		Stats:         &f.last,
+		BufSize:    f.cfg.cbBufferSize,
+		TotalBytes: c.bytes,
+		Own:        c.own,
+		RMW:        f.collectiveRMW(),
+		Atomic:     f.Atomicity(),
+		Overlap:    f.cfg.overlap,
+		Buffers:    &f.buffers,
+		Stats:      &f.last,
 	}
-}
-
-// nodeOf is each rank's node when there are several, for two-phase's
-// affinity domains; nil on one node.
-func (f *File) nodeOf() []int {
-	if f.nodes.Count() < 2 {
-		return nil
-	}
-	return f.nodes.Of
 }
 
 // collectiveRMW reports whether two-phase aggregators read-modify-write
@@ -537,14 +491,14 @@ func (twoPhase) write(c *call) error {
 	if err := c.openIfAggregator(); err != nil {
 		return err
 	}
-	return twophase.Write(c.job(true))
+	return twophase.New(c.f.setting()).Write(c.job())
 }
 
 func (twoPhase) read(c *call) (int64, error) {
 	if err := c.openIfAggregator(); err != nil {
 		return 0, err
 	}
-	return twophase.Read(c.job(false))
+	return twophase.New(c.f.setting()).Read(c.job())
 }
 
 func (c *call) openIfAggregator() error {
@@ -565,14 +519,14 @@ func (s segmented) write(c *call) error {
 	if err := c.openIfAggregator(); err != nil {
 		return err
 	}
-	return segment.Write(c.job(true), s.dynamic, c.f.overlap())
+	return segment.Write(c.job(), s.dynamic, c.f.overlap())
 }
 
 func (s segmented) read(c *call) (int64, error) {
 	if err := c.openIfAggregator(); err != nil {
 		return 0, err
 	}
-	return segment.Read(c.job(false), s.dynamic, c.f.overlap())
+	return segment.Read(c.job(), s.dynamic, c.f.overlap())
 }
 
 // tamRanksPerNode is how many ranks per node make the automatic table pick
@@ -584,19 +538,21 @@ const tamRanksPerNode = 16
 // twoLayer: TAM (package tam), two-phase with an intra-node first layer.
 type twoLayer struct{}
 
-// config places the local aggregators (O(ranks), cheap next to the I/O).
-func (twoLayer) config(f *File) tam.Config { return tam.NewConfig(f.nodes, 0) }
-
 func (t twoLayer) write(c *call) error {
 	if err := c.openIfAggregator(); err != nil {
 		return err
 	}
-	return tam.Write(c.job(true), t.config(c.f))
+	return tam.New(c.f.setting()).Write(c.job())
 }
 
 func (t twoLayer) read(c *call) (int64, error) {
 	if err := c.openIfAggregator(); err != nil {
 		return 0, err
 	}
-	return tam.Read(c.job(false), t.config(c.f))
+	return tam.New(c.f.setting()).Read(c.job())
+}
+
+// setting is what strategies are made from.
+func (f *File) setting() coll.Setting {
+	return coll.Setting{Hints: f.hints, Layout: f.layout, Nodes: f.nodes}
 }
