@@ -16,10 +16,14 @@ import (
 	"github.com/collio/collio/driver"
 	_ "github.com/collio/collio/driver/faulty"
 	_ "github.com/collio/collio/driver/ufs"
+	_ "github.com/collio/collio/independent" // the strategies, registered as collio has them
 	"github.com/collio/collio/internal/agree"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/ioerr"
+	_ "github.com/collio/collio/segment"
+	_ "github.com/collio/collio/tam"
 	"github.com/collio/collio/topo"
+	_ "github.com/collio/collio/twophase"
 	"github.com/stretchr/testify/require"
 )
 

@@ -48,7 +48,8 @@ func BenchmarkWrite(b *testing.B) {
 					if i == 0 {
 						return twophase.Write(j, twophase.DomainRule{})
 					}
-					return Write(j, modes[i-1].Dynamic, modes[i-1].Overlap)
+					j.Overlap = modes[i-1].Overlap
+					return Write(j, modes[i-1].Dynamic)
 				})
 				if err != nil {
 					b.Fatal(fmt.Sprint(err))

@@ -112,7 +112,7 @@ func (f *simFlags) inMemory(sr *simRun, acc []place.Access, prob *place.Problem,
 		case "twophase":
 			return twophase.Write(j, rule)
 		case "static", "dynamic":
-			return segment.Write(j, sr.strategy == "dynamic", false)
+			return segment.Write(j, sr.strategy == "dynamic")
 		}
 		cfg := cfg
 		cfg.Report, cfg.Global = &reports[r], rule

@@ -134,6 +134,10 @@ type Job struct {
 	// Buffers, when set, keeps exchange buffers between calls.
 	Buffers *Buffers
 	Stats   *metrics.Call
+	// Independent is the file object's own I/O of this rank's access; nil
+	// where there is no file object (the strategies' own tests, the scale
+	// model).
+	Independent IndependentIO
 }
 
 // Check validates what every rank must agree on for a job over n ranks;
