@@ -15,12 +15,12 @@ import (
 )
 
 func init() {
-	coll.Register(coll.Registration{
-		Name:        hints.StrategyIndependent,
-		New:         func(coll.Setting) coll.Strategy { return Strategy{} },
-		Aggregators: func(coll.Situation) coll.AggregatorRule { return coll.NotAggregating },
-	})
+	coll.Register(coll.Registration{Name: hints.StrategyIndependent, New: newStrategy, Aggregators: notAggregating})
 }
+
+func newStrategy(coll.Setting) coll.Strategy { return Strategy{} }
+
+func notAggregating(coll.Situation) coll.AggregatorRule { return coll.NotAggregating }
 
 // Strategy runs each rank's part through Job.Independent.
 type Strategy struct{}

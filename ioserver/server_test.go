@@ -16,7 +16,8 @@ import (
 	"github.com/collio/collio/driver"
 	_ "github.com/collio/collio/driver/faulty"
 	_ "github.com/collio/collio/driver/ufs"
-	_ "github.com/collio/collio/independent" // the strategies, registered as collio has them
+	// The strategies, registered as collio has them.
+	_ "github.com/collio/collio/independent"
 	"github.com/collio/collio/internal/agree"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/ioerr"

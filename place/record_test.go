@@ -13,7 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	_ "github.com/collio/collio/driver/ufs"
-	_ "github.com/collio/collio/independent" // the strategies, registered as collio has them
+	// The strategies, registered as collio has them.
+	_ "github.com/collio/collio/independent"
 	_ "github.com/collio/collio/segment"
 	_ "github.com/collio/collio/tam"
 	_ "github.com/collio/collio/twophase"

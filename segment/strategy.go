@@ -5,19 +5,12 @@ import (
 	"github.com/collio/collio/internal/coll"
 )
 
+// Static segmentation does not bid: it is chosen by name only.
 func init() {
-	coll.Register(coll.Registration{
-		Name:        hints.StrategyDynamic,
-		New:         func(coll.Setting) coll.Strategy { return Strategy{Dynamic: true} },
-		Bid:         Bid,
-		Aggregators: Aggregators,
-	})
-	// Static segmentation is chosen by name only.
-	coll.Register(coll.Registration{
-		Name:        hints.StrategyStatic,
-		New:         func(coll.Setting) coll.Strategy { return Strategy{Dynamic: false} },
-		Aggregators: Aggregators,
-	})
+	dynamic := func(coll.Setting) coll.Strategy { return Strategy{Dynamic: true} }
+	static := func(coll.Setting) coll.Strategy { return Strategy{Dynamic: false} }
+	coll.Register(coll.Registration{Name: hints.StrategyDynamic, New: dynamic, Bid: Bid, Aggregators: Aggregators})
+	coll.Register(coll.Registration{Name: hints.StrategyStatic, New: static, Aggregators: Aggregators})
 }
 
 // Strategy is dynamic or static segmentation; it reads no hints.

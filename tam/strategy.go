@@ -8,13 +8,11 @@ import (
 	"github.com/collio/collio/twophase"
 )
 
-func init() {
-	coll.Register(coll.Registration{
-		Name: hints.StrategyTAM,
-		New:  func(s coll.Setting) coll.Strategy { return New(s) },
-		Bid:  Bid,
-	})
-}
+// TAM keeps the open-time aggregators (ROMIO's, one per node) as its
+// global ones: no Aggregators rule.
+func init() { coll.Register(coll.Registration{Name: hints.StrategyTAM, New: newStrategy, Bid: Bid}) }
+
+func newStrategy(s coll.Setting) coll.Strategy { return New(s) }
 
 // Strategy is TAM for one file: its two layers (local aggregators placed
 // once, O(ranks)) and two-phase for the global layer's domains.

@@ -10,13 +10,10 @@ import (
 )
 
 func init() {
-	coll.Register(coll.Registration{
-		Name:        hints.StrategyTwoPhase,
-		New:         func(s coll.Setting) coll.Strategy { return New(s) },
-		Bid:         Bid,
-		Aggregators: Aggregators,
-	})
+	coll.Register(coll.Registration{Name: hints.StrategyTwoPhase, New: newStrategy, Bid: Bid, Aggregators: Aggregators})
 }
+
+func newStrategy(s coll.Setting) coll.Strategy { return New(s) }
 
 // Options are the hints that decide two-phase's file domains.
 type Options struct {
