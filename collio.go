@@ -25,7 +25,11 @@ import (
 	_ "github.com/collio/collio/driver/lustre" // lustre: striping through LL_IOC_LOV_*STRIPE
 	_ "github.com/collio/collio/driver/sim"    // sim: emulated striped file system
 	_ "github.com/collio/collio/driver/ufs"    // the default driver
+	_ "github.com/collio/collio/independent"   // independent: each rank's own I/O, data sieving
 	"github.com/collio/collio/metrics"
+	_ "github.com/collio/collio/segment"  // dynamic, static: OMPIO's segmentations
+	_ "github.com/collio/collio/tam"      // tam: two-layer aggregation
+	_ "github.com/collio/collio/twophase" // twophase: ROMIO's two-phase, affinity domains
 )
 
 // Mode is an access mode, a combination of the Mode* constants (values as

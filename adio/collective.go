@@ -10,7 +10,6 @@ import (
 	"github.com/collio/collio/internal/ioerr"
 	"github.com/collio/collio/layout"
 	"github.com/collio/collio/metrics"
-	"github.com/collio/collio/twophase"
 )
 
 // Collective transfers. Every rank calls them; every rank returns the same
@@ -96,7 +95,7 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 	c.aggs = c.aggregators(name)
 	c.deferred = name == hints.StrategyIndependent && f.defersAgreement() && !f.cached
 	f.learned.learn(write, c.deferred)
-	s := strategies[name].impl
+	s := c.strategy(name)
 	var n int64
 	if write {
 		err = s.write(c)
@@ -305,7 +304,7 @@ func (f *File) enter(c *call, write bool, local error) (pending []coll.Range, er
 	mine.bad = local != nil || f.owed != nil
 	report := local == nil && f.reportsOwnBlocks()
 	if report {
-		mine.own = twophase.CountOwnBlocks(coll.Access{Disp: v.Disp, Filetype: v.Filetype, DataStart: off * v.Etype.Size(), Size: a.Size()}, f.ownGrid())
+		mine.own = f.countOwnBlocks(coll.Access{Disp: v.Disp, Filetype: v.Filetype, DataStart: off * v.Etype.Size(), Size: a.Size()})
 	}
 	mine.maySieve = write && (local != nil || f.mayWriteSieve(v, a, off))
 	if wb, ok := f.writeBack(); ok {

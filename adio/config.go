@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/collio/collio/hints"
+	"github.com/collio/collio/internal/coll"
 )
 
 // config holds the hints that transfers read, resolved once from the hint
@@ -26,16 +27,18 @@ type config struct {
 	autoAggregators  bool
 	coRatio          int64 // romio_lustre_co_ratio
 	bytesPerAgg      int64 // collio_bytes_per_agg
-	fileDomains      string
-	stripingUnit     int64 // as the file system reports it, else as asked
-	stripingFactor   int64
 	cbBufferSize     int64
-	minFdomainSize   int64
 	lustreDSInColl   string
 	lustreCollThresh int64
 	// ioServers: transfers go to I/O servers (not a hint: the file's
 	// communicator says so).
 	ioServers bool
+	// strategies are made from these hints on first use (File.strategy),
+	// and the one whose own-blocks reports calls carry is looked for once
+	// (File.ownBlocksReporter).
+	strategies    map[string]coll.Strategy
+	reporter      coll.OwnBlocksReporter
+	reporterFound bool
 }
 
 func newConfig(h *hints.Set) config {
@@ -53,11 +56,7 @@ func newConfig(h *hints.Set) config {
 			!h.IsSet(hints.CBNodes) && !h.IsSet(hints.CBConfigList) && !h.Bool(hints.RomioNoIndepRW),
 		coRatio:          h.Int(hints.RomioLustreCoRatio),
 		bytesPerAgg:      h.Int(hints.CollioBytesPerAgg),
-		fileDomains:      h.Enum(hints.CollioFileDomains),
-		stripingUnit:     h.Int(hints.StripingUnit),
-		stripingFactor:   h.Int(hints.StripingFactor),
 		cbBufferSize:     h.Int(hints.CBBufferSize),
-		minFdomainSize:   h.Int(hints.RomioMinFdomainSize),
 		lustreDSInColl:   h.Enum(hints.RomioLustreDSInColl),
 		lustreCollThresh: h.Int(hints.RomioLustreCollThreshold),
 	}

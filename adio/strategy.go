@@ -7,67 +7,49 @@ import (
 	"github.com/collio/collio/hints"
 	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/ioerr"
-	"github.com/collio/collio/segment"
-	"github.com/collio/collio/tam"
 	"github.com/collio/collio/topo"
-	"github.com/collio/collio/twophase"
 )
 
-// overlap reports whether collio_overlap is on.
-func (f *File) overlap() bool { return f.cfg.overlap }
-
-// A strategy runs one rank's part of a collective transfer. The caller
-// has already checked the arguments on every rank and gathered every
-// rank's access range; it agrees on the error afterwards.
-type strategy interface {
-	write(c *call) error
-	read(c *call) (int64, error)
-}
-
-// registration is one strategy in the registry: its collio_strategy
-// name, its implementation, its selection predicate for step 6 of the
-// automatic table (as OMPIO's components answer a file query) and its
-// rule for automatic aggregators.
-type registration struct {
-	name string
-	impl strategy
-	// query is the priority the strategy bids for a call's situation, 0
-	// for none, and why. The highest bid wins, the earlier entry on a
-	// tie; a nil query never bids (the strategy is chosen by the table's
-	// earlier steps or by name).
-	query func(s situation) (priority int, reason string)
-	// aggregators picks a call's aggregators when collio does (see
-	// call.aggregators); nil keeps the open-time ones.
-	aggregators func(c *call) []int
-}
-
-// registry holds every available strategy. Adding one is a package and
-// an entry here (and its collio_strategy value in the hint table).
-var registry = []registration{
-	{name: hints.StrategyIndependent, impl: independent{}},
-	{name: hints.StrategyTwoPhase, impl: twoPhase{}, query: twoPhaseBid, aggregators: domainAggregators},
-	{name: hints.StrategyDynamic, impl: segmented{dynamic: true}, query: dynamicBid, aggregators: groupAggregators},
-	{name: hints.StrategyStatic, impl: segmented{dynamic: false}, aggregators: groupAggregators},
-	{name: hints.StrategyTAM, impl: twoLayer{}, query: tamBid},
-}
-
-// strategies is the registry by name.
-var strategies = func() map[string]registration {
-	m := make(map[string]registration, len(registry))
-	for _, r := range registry {
-		m[r.name] = r
-	}
-	return m
-}()
+// Strategies are registered in package coll by their own packages, which
+// a program imports for that (collio and libcollio import all of them);
+// adio names none. A file makes each strategy it uses once from its
+// setting, and again after its hints change (setHints remakes cfg).
 
 // Available returns the names of the strategies that can be chosen.
 func Available() []string {
 	var names []string
-	for n := range strategies {
-		names = append(names, n)
+	for _, r := range coll.Registered() {
+		names = append(names, r.Name)
 	}
-	slices.Sort(names)
 	return names
+}
+
+// setting is what strategies are made from.
+func (f *File) setting() coll.Setting {
+	return coll.Setting{Hints: f.hints, Layout: f.layout, Nodes: f.nodes}
+}
+
+// strategy returns the file's strategy of that name, made on first use.
+func (f *File) strategy(name string) (coll.Strategy, error) {
+	if s, ok := f.cfg.strategies[name]; ok {
+		return s, nil
+	}
+	r, ok := coll.Lookup(name)
+	if !ok {
+		return nil, notAvailable(name)
+	}
+	if f.cfg.strategies == nil {
+		f.cfg.strategies = make(map[string]coll.Strategy)
+	}
+	s := r.New(f.setting())
+	f.cfg.strategies[name] = s
+	return s, nil
+}
+
+// notAvailable is the error for a strategy no package registered.
+func notAvailable(name string) error {
+	return ioerr.New(ioerr.ErrUnsupported, "",
+		"collio_strategy=%s is not available; available: auto, %v", name, Available())
 }
 
 // situation is what the selection table looks at. Every rank holds the
@@ -82,16 +64,16 @@ type situation struct {
 	pieces  int64        // file pieces all ranks access (estimated; 0: unknown)
 }
 
-// smallPiece: calls whose pieces average fewer bytes are dominated by the
-// cost per piece (E3SM's flushes: about 16 bytes a piece). Two-phase
-// merges such pieces at the aggregators into large writes; segmentation
-// with a group per rank would write them one system call each.
-const smallPiece = 4 << 10
-
-// smallPieces reports whether the call's pieces average under smallPiece.
-func (s situation) smallPieces() bool {
-	return s.pieces > 0 && s.bytes < smallPiece*s.pieces
+// bidding is the situation as the strategies' bids and aggregator rules
+// see it.
+func (s situation) bidding() coll.Situation {
+	return coll.Situation{Write: s.write, Ranges: s.ranges, Nodes: s.nodes, Striped: s.striped,
+		Sieve: s.sieve, Bytes: s.bytes, Pieces: s.pieces}
 }
+
+// smallPieces reports whether the call's pieces average under
+// coll.SmallPiece.
+func (s situation) smallPieces() bool { return s.bidding().SmallPieces() }
 
 // sievingNote says how independent I/O will sieve the call's pieces: with
 // romio_ds_* automatic, pieces of sieveMinPiece or more are moved alone,
@@ -115,12 +97,7 @@ func pieceSize(s situation) string {
 }
 
 // meanPiece is the call's bytes per piece (0 when unknown).
-func (s situation) meanPiece() int64 {
-	if s.pieces <= 0 {
-		return 0
-	}
-	return s.bytes / s.pieces
-}
+func (s situation) meanPiece() int64 { return s.bidding().MeanPiece() }
 
 // minSieveDensity is the smallest share of data in the ranks' ranges
 // (all bytes ÷ the sum of every rank's range) for which rule 5 picks
@@ -159,7 +136,7 @@ func (s situation) density() float64 {
 //     enough (minSieveDensity), else two-phase. No network to aggregate
 //     over: every rank's sieving windows go straight to the node's file
 //     system (measured fastest here on every pattern of make bench).
-//     Reads there without sieving, and with pieces of smallPiece bytes
+//     Reads there without sieving, and with pieces of coll.SmallPiece bytes
 //     or more: independent I/O too. Segmentation would have every rank
 //     read its own pieces (automatic aggregators) and only add the
 //     call's synchronizations; two-phase would copy every byte through
@@ -169,27 +146,34 @@ func (s situation) density() float64 {
 //     two aggregators share a lock unit; one node without striping →
 //     dynamic segmentation (no read-modify-write, and with automatic
 //     aggregators every rank writes its own pieces), or two-phase where
-//     the pieces average under smallPiece bytes or writes interleave;
-//     otherwise two-phase,
-//     as ROMIO. Before these: with several nodes and at least
-//     tamRanksPerNode ranks per node on average, TAM, whose first layer
-//     cuts the messages each global aggregator receives from the number
-//     of ranks to the number of local aggregators.
-//     Each strategy states its part of this step as a bid in the
-//     registry (tamBid, twoPhaseBid, dynamicBid); the highest wins.
+//     the pieces average under coll.SmallPiece bytes or writes
+//     interleave; otherwise two-phase, as ROMIO. Before these: with
+//     several nodes and at least tam.RanksPerNode ranks per node on
+//     average, TAM, whose first layer cuts the messages each global
+//     aggregator receives from the number of ranks to the number of local
+//     aggregators. Each strategy states its part of this step as its
+//     registration's bid (coll.Registration.Bid); the highest wins.
+//
+// Steps 2 to 5 name two-phase and independent I/O by their hint values;
+// a name no package registered is an error, not a silent substitute.
 //
 // The reason is recorded in the call's metrics and shown by
 // COLLIO_PRINT_HINTS=1.
 func chooseStrategy(cfg *config, s situation) (name, reason string, err error) {
+	name, reason = chooseByTable(cfg, s)
+	if _, ok := coll.Lookup(name); !ok {
+		return "", "", notAvailable(name)
+	}
+	return name, reason, nil
+}
+
+// chooseByTable is chooseStrategy's table.
+func chooseByTable(cfg *config, s situation) (name, reason string) {
 	if st := cfg.strategy; st != hints.StrategyAuto {
-		if _, ok := strategies[st]; !ok {
-			return "", "", ioerr.New(ioerr.ErrUnsupported, "",
-				"collio_strategy=%s is not available yet; available: auto, %v", st, Available())
-		}
-		return st, "collio_strategy=" + st, nil
+		return st, "collio_strategy=" + st
 	}
 	if cfg.ioServers {
-		return hints.StrategyIndependent, "I/O servers: each rank hands its own data to the servers", nil
+		return hints.StrategyIndependent, "I/O servers: each rank hands its own data to the servers"
 	}
 	key := hints.RomioCBRead
 	if s.write {
@@ -198,89 +182,37 @@ func chooseStrategy(cfg *config, s situation) (name, reason string, err error) {
 	cb := cfg.cb[direction(s.write)]
 	switch {
 	case cfg.noIndepRW:
-		return hints.StrategyTwoPhase, "romio_no_indep_rw=true", nil
+		return hints.StrategyTwoPhase, "romio_no_indep_rw=true"
 	case cb == hints.Disable:
-		return hints.StrategyIndependent, key + "=disable", nil
+		return hints.StrategyIndependent, key + "=disable"
 	case cb == hints.Enable:
 		name, reason = collectivePick(s)
-		return name, key + "=enable; " + reason, nil
+		return name, key + "=enable; " + reason
 	case coll.Interleaved(s.ranges) && s.nodes == 1 && !s.striped && s.sieve && s.density() >= minSieveDensity:
-		return hints.StrategyIndependent, fmt.Sprintf("accesses interleave; one node, no striping, data density %.2f: independent I/O %s", s.density(), sievingNote(cfg, s)), nil
+		return hints.StrategyIndependent, fmt.Sprintf("accesses interleave; one node, no striping, data density %.2f: independent I/O %s", s.density(), sievingNote(cfg, s))
 	case coll.Interleaved(s.ranges) && s.nodes == 1 && !s.striped && s.sieve:
-		return hints.StrategyTwoPhase, fmt.Sprintf("accesses interleave; one node, no striping, data density %.3f: two-phase merges the pieces", s.density()), nil
+		return hints.StrategyTwoPhase, fmt.Sprintf("accesses interleave; one node, no striping, data density %.3f: two-phase merges the pieces", s.density())
 	case coll.Interleaved(s.ranges) && s.nodes == 1 && !s.striped && !s.write && cfg.autoAggregators && !s.smallPieces():
-		return hints.StrategyIndependent, fmt.Sprintf("reads interleave; one node, no striping, no data sieving, pieces of %s on average: each rank reads its own", pieceSize(s)), nil
+		return hints.StrategyIndependent, fmt.Sprintf("reads interleave; one node, no striping, no data sieving, pieces of %s on average: each rank reads its own", pieceSize(s))
 	case coll.Interleaved(s.ranges):
 		name, reason = collectivePick(s)
-		return name, "accesses interleave; " + reason, nil
+		return name, "accesses interleave; " + reason
 	}
 	if t := cfg.lustreCollThresh; t > 0 && s.write && s.striped && s.pieces > 0 {
 		// ROMIO's Lustre driver (ADIOI_LUSTRE_Docollect): small
 		// non-interleaved requests are aggregated, large ones not.
 		if s.meanPiece() <= t {
 			name, reason = collectivePick(s)
-			return name, fmt.Sprintf("no interleaving; requests of %d bytes on average, at most romio_lustre_coll_threshold=%d; %s", s.meanPiece(), t, reason), nil
+			return name, fmt.Sprintf("no interleaving; requests of %d bytes on average, at most romio_lustre_coll_threshold=%d; %s", s.meanPiece(), t, reason)
 		}
-		return hints.StrategyIndependent, fmt.Sprintf("no interleaving; requests of %d bytes on average, above romio_lustre_coll_threshold=%d", s.meanPiece(), t), nil
+		return hints.StrategyIndependent, fmt.Sprintf("no interleaving; requests of %d bytes on average, above romio_lustre_coll_threshold=%d", s.meanPiece(), t)
 	}
-	return hints.StrategyIndependent, "no interleaving between ranks", nil
+	return hints.StrategyIndependent, "no interleaving between ranks"
 }
 
-// collectivePick is step 6 of the table: the registry's highest bid.
-func collectivePick(s situation) (name, reason string) {
-	best := 0
-	for _, r := range registry {
-		if r.query == nil {
-			continue
-		}
-		if p, why := r.query(s); p > best {
-			best, name, reason = p, r.name, why
-		}
-	}
-	return name, reason
-}
-
-// Bids of step 6, highest first: TAM with many ranks per node on several
-// nodes; two-phase on a striped file system, or on one node with tiny
-// pieces or interleaved writes; dynamic segmentation on one node
-// otherwise; two-phase anywhere.
-const (
-	bidTAM         = 40
-	bidTwoPhase    = 30
-	bidSegment     = 20
-	bidTwoPhaseAny = 10
-)
-
-func tamBid(s situation) (int, string) {
-	if s.nodes >= 2 && len(s.ranges) >= tamRanksPerNode*s.nodes {
-		return bidTAM, fmt.Sprintf("%d ranks per node: two-layer aggregation (TAM)", len(s.ranges)/s.nodes)
-	}
-	return 0, ""
-}
-
-func twoPhaseBid(s situation) (int, string) {
-	switch {
-	case s.striped:
-		return bidTwoPhase, "striped file system: two-phase, stripe-aligned domains"
-	case s.nodes == 1 && s.smallPieces():
-		return bidTwoPhase, fmt.Sprintf("one node, %d pieces of %d bytes on average: two-phase merges them", s.pieces, s.meanPiece())
-	case s.nodes == 1 && s.write && coll.Interleaved(s.ranges):
-		// Each aggregator writes its domain in one run instead of every
-		// rank writing its share piece by piece (writes of one file queue
-		// on its inode lock; reads from the page cache do not).
-		return bidTwoPhase, "one node, writes interleave: two-phase merges them"
-	case s.nodes == 1:
-		return bidTwoPhaseAny, "one node: two-phase"
-	}
-	return bidTwoPhaseAny, "several nodes: two-phase"
-}
-
-func dynamicBid(s situation) (int, string) {
-	if s.nodes == 1 && !s.striped {
-		return bidSegment, "one node, no striping: dynamic segmentation"
-	}
-	return 0, ""
-}
+// collectivePick is step 6 of the table: the registered strategies'
+// highest bid.
+func collectivePick(s situation) (name, reason string) { return coll.Choose(s.bidding()) }
 
 // autoAggregators reports whether collio picks the aggregators of each
 // call itself: collio_auto_aggregators is on, the user set neither
@@ -293,11 +225,16 @@ func (f *File) autoAggregators() bool {
 // aggregators returns the aggregators of a call with the given
 // strategy. With automatic aggregators: on a striped file system as many
 // as stripes times romio_lustre_co_ratio (as ROMIO-TAM and GIO do), else
-// as the strategy's registry entry says; otherwise those chosen at open
-// from cb_nodes and cb_config_list (ROMIO: one per node).
+// as the strategy's rule says; otherwise, and for a strategy that does
+// not aggregate, those chosen at open from cb_nodes and cb_config_list
+// (ROMIO: one per node).
 func (c *call) aggregators(name string) []int {
 	f := c.f
-	if name == hints.StrategyIndependent || !f.autoAggregators() {
+	rule := coll.OpenAggregators
+	if r, ok := coll.Lookup(name); ok && r.Aggregators != nil {
+		rule = r.Aggregators(c.situation().bidding())
+	}
+	if rule == coll.NotAggregating || !f.autoAggregators() {
 		return f.aggs
 	}
 	if f.striped() {
@@ -305,8 +242,12 @@ func (c *call) aggregators(name string) []int {
 		aggs, _ := topo.Aggregators(f.nodes, min(f.comm.Size(), k), allRanks)
 		return aggs
 	}
-	if pick := strategies[name].aggregators; pick != nil {
-		return pick(c)
+	switch rule {
+	case coll.EveryRank:
+		aggs, _ := topo.Aggregators(f.nodes, f.comm.Size(), allRanks)
+		return aggs
+	case coll.ByVolume:
+		return f.aggs[:volumeAggregators(c.bytes, f.cfg.bytesPerAgg, len(f.aggs))]
 	}
 	return f.aggs
 }
@@ -314,28 +255,13 @@ func (c *call) aggregators(name string) []int {
 // allRanks is a cb_config_list that allows every rank.
 var allRanks = []hints.ConfigEntry{{Host: hints.AnyHost, Count: hints.AllProcs}}
 
-// domainAggregators is two-phase's rule: on one node every rank (no
-// network to save: each rank writes its own domain's data, and an
-// aggregator's own data never goes through the exchange), else one per
-// collio_bytes_per_agg bytes of the open-time ones.
-func domainAggregators(c *call) []int {
+// situation is the call's situation for the aggregator rules: the one the
+// table saw (the direction from the operation code: writes are odd).
+func (c *call) situation() situation {
 	f := c.f
-	if f.nodes.Count() == 1 {
-		aggs, _ := topo.Aggregators(f.nodes, f.comm.Size(), allRanks)
-		return aggs
-	}
-	return f.aggs[:volumeAggregators(c.bytes, f.cfg.bytesPerAgg, len(f.aggs))]
-}
-
-// groupAggregators is segmentation's rule: two-phase's, except on one
-// node with tiny pieces, where a group per rank would write them one
-// system call each: the open-time aggregators (ROMIO's, one per node)
-// merge them instead.
-func groupAggregators(c *call) []int {
-	if c.f.nodes.Count() == 1 && (situation{bytes: c.bytes, pieces: c.pieces}).smallPieces() {
-		return c.f.aggs
-	}
-	return domainAggregators(c)
+	write := opCodes[c.op]%2 == 1
+	return situation{write: write, ranges: c.ranges, nodes: f.nodes.Count(), striped: f.striped(),
+		sieve: f.sieves(write), bytes: c.bytes, pieces: c.pieces}
 }
 
 // volumeAggregators is how many of limit aggregators a call moving total
@@ -350,27 +276,41 @@ func volumeAggregators(total, perAgg int64, limit int) int {
 	return int(min(int64(limit), k))
 }
 
-// affinityDomains reports whether two-phase may use affinity domains:
-// collio_file_domains=affinity, or auto without striping.
-func (f *File) affinityDomains() bool {
-	switch f.cfg.fileDomains {
-	case hints.DomainsAffinity:
-		return true
-	case hints.DomainsAuto:
-		return !f.striped()
+// ownBlocksReporter is the strategy whose own-blocks reports a call's
+// entry record carries: the named one, or with collio_strategy=auto the
+// first registered that reports with this file's setting; nil for none.
+// It depends on hints and layout only, so every rank finds the same.
+func (f *File) ownBlocksReporter() coll.OwnBlocksReporter {
+	if !f.cfg.reporterFound {
+		f.cfg.reporter, f.cfg.reporterFound = f.findOwnBlocksReporter(), true
 	}
-	return false
+	return f.cfg.reporter
 }
 
-// ownGrid is the block size of two-phase's own-blocks check.
-func (f *File) ownGrid() int64 { return twophase.OwnGrid(f.cfg.stripingUnit) }
+func (f *File) findOwnBlocksReporter() coll.OwnBlocksReporter {
+	names := []string{f.cfg.strategy}
+	if f.cfg.strategy == hints.StrategyAuto {
+		names = Available()
+	}
+	for _, name := range names {
+		s, err := f.strategy(name)
+		if err != nil {
+			continue
+		}
+		if r, ok := s.(coll.OwnBlocksReporter); ok && r.ReportsOwnBlocks() {
+			return r
+		}
+	}
+	return nil
+}
 
 // reportsOwnBlocks reports whether a collective call's entry record
-// carries this rank's own-blocks report: when the call may run two-phase
-// with affinity domains.
-func (f *File) reportsOwnBlocks() bool {
-	st := f.cfg.strategy
-	return (st == hints.StrategyAuto || st == hints.StrategyTwoPhase) && f.affinityDomains()
+// carries this rank's own-blocks report.
+func (f *File) reportsOwnBlocks() bool { return f.ownBlocksReporter() != nil }
+
+// countOwnBlocks is this rank's own-blocks report on its file side a.
+func (f *File) countOwnBlocks(a coll.Access) coll.OwnBlocks {
+	return f.ownBlocksReporter().OwnBlocks(a)
 }
 
 // striped reports whether the file system stripes this file.
@@ -399,14 +339,11 @@ type call struct {
 	deferred bool
 }
 
-// independent: every rank does its own part with independent I/O (with
-// data sieving), as ROMIO does when collective buffering is off.
-type independent struct{}
-
-// Its file I/O (sieving reads included) is all IO, and none of it is
-// hidden behind an exchange.
-func (independent) write(c *call) error {
-	defer c.f.timeIndependentIO()()
+// WriteIndependent is the independent strategy's write
+// (coll.IndependentIO): every rank does its own part with independent
+// I/O (with data sieving), as ROMIO does when collective buffering is
+// off.
+func (c *call) WriteIndependent() error {
 	interleaved := coll.Interleaved(c.ranges)
 	alone := !interleaved || c.noSieve
 	if alone && c.deferred && c.f.sieves(true) && !c.f.viewsContiguous && c.access.Size() > 0 {
@@ -430,57 +367,16 @@ func (independent) write(c *call) error {
 	return err
 }
 
-func (independent) read(c *call) (int64, error) {
-	defer c.f.timeIndependentIO()()
+// ReadIndependent is the independent strategy's read.
+func (c *call) ReadIndependent() (int64, error) {
 	return c.f.readAt(c.op, c.view, c.access, c.off)
 }
 
-// timeIndependentIO records the time until the returned function is
-// called as the call's IO and IOWait.
-func (f *File) timeIndependentIO() func() {
-	start := monotonic()
-	return func() {
-		d := monotonic() - start
-		f.last.IO += d
-		f.last.IOWait += d
-	}
-}
-
 // job is the call's coll.Job for the collective strategies, from the
-// file's hints and layout and the call's access and aggregators.
-func (c *call) job(write bool) *coll.Job {
+// file's hints and the call's access, aggregators and entry records.
+func (c *call) job() *coll.Job {
 	f := c.f
 	a := c.access
-	stripe := f.cfg.stripingUnit // as reported by the file system, else as asked
-	stripeCount := 0
-	affinity := f.affinityDomains()
-	switch f.cfg.fileDomains {
-	case hints.DomainsAuto:
-		if f.striped() {
-			stripeCount = f.layout.StripeCount
-		}
-	case hints.DomainsCyclic:
-		stripeCount = max(f.layout.StripeCount, int(f.cfg.stripingFactor), 1)
-	case hints.DomainsEven:
-		stripe = 0
-	}
-	bufSize := f.cfg.cbBufferSize
-	var affinityBlock, ownGrid int64
-	var own []coll.OwnBlocks
-	if span, ok := coll.Span(c.ranges); ok && affinity {
-		ownGrid, own = f.ownGrid(), c.own
-		// On one node a byte that crosses ranks is one memory copy, less
-		// than the Allreduce that affinity domains cost and the scattered
-		// windows they leave; calls whose ranks own their blocks skip
-		// both (own blocks). Several nodes, or the hint, plan them.
-		if f.nodes.Count() > 1 || f.cfg.fileDomains == hints.DomainsAffinity {
-			affinityBlock = twophase.AffinityBlockSize(span, len(c.aggs), bufSize, stripe)
-		}
-	}
-	coRatio := 1 // ROMIO uses the ratio for writes only
-	if write {
-		coRatio = int(f.cfg.coRatio)
-	}
 	return &coll.Job{
 		Comm:        f.comm,
 		File:        f.f,
@@ -491,31 +387,16 @@ func (c *call) job(write bool) *coll.Job {
 			Disp: c.view.Disp, Filetype: c.view.Filetype,
 			DataStart: c.off * c.view.Etype.Size(), Size: a.Size(),
 		},
-		BufSize:       bufSize,
-		MinDomain:     f.cfg.minFdomainSize,
-		Stripe:        stripe,
-		StripeCount:   stripeCount,
-		AffinityBlock: affinityBlock,
-		TotalBytes:    c.bytes,
-		OwnGrid:       ownGrid,
-		Own:           own,
-		NodeOf:        f.nodeOf(),
-		CoRatio:       coRatio,
-		RMW:           f.collectiveRMW(),
-		Atomic:        f.Atomicity(),
-		Overlap:       f.cfg.overlap,
-		Buffers:       &f.buffers,
-		Stats:         &f.last,
+		BufSize:     f.cfg.cbBufferSize,
+		TotalBytes:  c.bytes,
+		Own:         c.own,
+		RMW:         f.collectiveRMW(),
+		Atomic:      f.Atomicity(),
+		Overlap:     f.cfg.overlap,
+		Buffers:     &f.buffers,
+		Stats:       &f.last,
+		Independent: c,
 	}
-}
-
-// nodeOf is each rank's node when there are several, for two-phase's
-// affinity domains; nil on one node.
-func (f *File) nodeOf() []int {
-	if f.nodes.Count() < 2 {
-		return nil
-	}
-	return f.nodes.Of
 }
 
 // collectiveRMW reports whether two-phase aggregators read-modify-write
@@ -527,24 +408,42 @@ func (f *File) collectiveRMW() bool {
 	return f.sieves(true) && !(f.striped() && f.cfg.lustreDSInColl == hints.Disable)
 }
 
-// twoPhase: ROMIO's extended two-phase collective buffering.
-type twoPhase struct{}
-
-// Only aggregators touch the file, so ranks that deferred their open
-// (romio_no_indep_rw) take part without opening it; an aggregator of this
-// call that has not opened it yet opens it now.
-func (twoPhase) write(c *call) error {
-	if err := c.openIfAggregator(); err != nil {
-		return err
-	}
-	return twophase.Write(c.job(true))
+// run is a registered strategy run for one call. Only aggregators touch
+// the file, so ranks that deferred their open (romio_no_indep_rw) take
+// part without opening it; an aggregator of this call that has not opened
+// it yet opens it now.
+type run struct {
+	s   coll.Strategy
+	err error // the strategy could not be made
+	// aggregating: the strategy has aggregators (not independent I/O).
+	aggregating bool
 }
 
-func (twoPhase) read(c *call) (int64, error) {
-	if err := c.openIfAggregator(); err != nil {
+// strategy returns the run of the named strategy for c.
+func (c *call) strategy(name string) run {
+	s, err := c.f.strategy(name)
+	return run{s: s, err: err, aggregating: name != hints.StrategyIndependent}
+}
+
+func (r run) write(c *call) error {
+	if err := r.ready(c); err != nil {
+		return err
+	}
+	return r.s.Write(c.job())
+}
+
+func (r run) read(c *call) (int64, error) {
+	if err := r.ready(c); err != nil {
 		return 0, err
 	}
-	return twophase.Read(c.job(false))
+	return r.s.Read(c.job())
+}
+
+func (r run) ready(c *call) error {
+	if r.err != nil || !r.aggregating {
+		return r.err
+	}
+	return c.openIfAggregator()
 }
 
 func (c *call) openIfAggregator() error {
@@ -556,47 +455,3 @@ func (c *call) openIfAggregator() error {
 
 // describe is used in messages.
 func (c *call) String() string { return fmt.Sprintf("%s at offset %d", c.op, c.off) }
-
-// segmented: OMPIO's dynamic or static segmentation (package segment):
-// aggregators serve groups of ranks rather than file domains.
-type segmented struct{ dynamic bool }
-
-func (s segmented) write(c *call) error {
-	if err := c.openIfAggregator(); err != nil {
-		return err
-	}
-	return segment.Write(c.job(true), s.dynamic, c.f.overlap())
-}
-
-func (s segmented) read(c *call) (int64, error) {
-	if err := c.openIfAggregator(); err != nil {
-		return 0, err
-	}
-	return segment.Read(c.job(false), s.dynamic, c.f.overlap())
-}
-
-// tamRanksPerNode is how many ranks per node make the automatic table pick
-// TAM: below it the intra-node layer saves too few messages to pay for
-// moving the data twice (the paper's runs use 64 per node; the scale study
-// in docs/benchmarks.md shows the message counts).
-const tamRanksPerNode = 16
-
-// twoLayer: TAM (package tam), two-phase with an intra-node first layer.
-type twoLayer struct{}
-
-// config places the local aggregators (O(ranks), cheap next to the I/O).
-func (twoLayer) config(f *File) tam.Config { return tam.NewConfig(f.nodes, 0) }
-
-func (t twoLayer) write(c *call) error {
-	if err := c.openIfAggregator(); err != nil {
-		return err
-	}
-	return tam.Write(c.job(true), t.config(c.f))
-}
-
-func (t twoLayer) read(c *call) (int64, error) {
-	if err := c.openIfAggregator(); err != nil {
-		return 0, err
-	}
-	return tam.Read(c.job(false), t.config(c.f))
-}

@@ -16,10 +16,15 @@ import (
 	"github.com/collio/collio/driver"
 	_ "github.com/collio/collio/driver/faulty"
 	_ "github.com/collio/collio/driver/ufs"
+	// The strategies, registered as collio has them.
+	_ "github.com/collio/collio/independent"
 	"github.com/collio/collio/internal/agree"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/ioerr"
+	_ "github.com/collio/collio/segment"
+	_ "github.com/collio/collio/tam"
 	"github.com/collio/collio/topo"
+	_ "github.com/collio/collio/twophase"
 	"github.com/stretchr/testify/require"
 )
 

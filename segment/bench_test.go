@@ -46,9 +46,10 @@ func BenchmarkWrite(b *testing.B) {
 					j := &coll.Job{Comm: c, File: f, Aggregators: evenAggs(np, 4), Ranges: rs, BufSize: 1 << 20,
 						Access: coll.Access{Buf: bufs[r], Count: per, Filetype: ft, Disp: int64(r * blk), Size: per}}
 					if i == 0 {
-						return twophase.Write(j)
+						return twophase.Write(j, twophase.DomainRule{})
 					}
-					return Write(j, modes[i-1].Dynamic, modes[i-1].Overlap)
+					j.Overlap = modes[i-1].Overlap
+					return Write(j, modes[i-1].Dynamic)
 				})
 				if err != nil {
 					b.Fatal(fmt.Sprint(err))

@@ -74,23 +74,25 @@ type IOTime struct {
 func (t IOTime) Hidden() time.Duration { return max(0, t.Busy-t.Wait) }
 
 // Write runs a collective write with dynamic or static segmentation, the
-// file I/O overlapped with the exchange or not. Same contract as
-// twophase.Write: every rank of j.Comm calls it with the same Aggregators
-// and BufSize; it returns this rank's error; file errors never stop the
-// exchange. j.Ranges is only used to skip an all-empty call.
-func Write(j *coll.Job, dynamic, overlap bool) error {
-	_, err := WriteWith(j, Options{Dynamic: dynamic, Overlap: overlap})
+// file I/O overlapped with the exchange as j.Overlap says. Same contract
+// as twophase.Write: every rank of j.Comm calls it with the same
+// Aggregators and BufSize; it returns this rank's error; file errors
+// never stop the exchange. j.Ranges is only used to skip an all-empty
+// call.
+func Write(j *coll.Job, dynamic bool) error {
+	_, err := WriteWith(j, Options{Dynamic: dynamic, Overlap: j.Overlap})
 	return err
 }
 
 // Read runs a collective read; it returns the number of bytes read, fewer
 // than the access size only where the access extends past end of file.
-func Read(j *coll.Job, dynamic, overlap bool) (int64, error) {
-	n, _, err := ReadWith(j, Options{Dynamic: dynamic, Overlap: overlap})
+func Read(j *coll.Job, dynamic bool) (int64, error) {
+	n, _, err := ReadWith(j, Options{Dynamic: dynamic, Overlap: j.Overlap})
 	return n, err
 }
 
-// WriteWith is Write that also reports the I/O time split.
+// WriteWith is Write with the variant given in full (o.Overlap in place
+// of j.Overlap), that also reports the I/O time split.
 func WriteWith(j *coll.Job, o Options) (IOTime, error) {
 	r, err := start(j, o, true)
 	if r == nil || err != nil {
@@ -100,7 +102,8 @@ func WriteWith(j *coll.Job, o Options) (IOTime, error) {
 	return r.t, r.finish(err)
 }
 
-// ReadWith is Read that also reports the I/O time split.
+// ReadWith is Read with the variant given in full, that also reports the
+// I/O time split.
 func ReadWith(j *coll.Job, o Options) (int64, IOTime, error) {
 	r, err := start(j, o, false)
 	if r == nil || err != nil {

@@ -12,8 +12,8 @@
 //
 // The global layer is twophase's: the Job's Aggregators are the global
 // aggregators, and the file domains, rounds and per-round windows come from
-// twophase.PlanDomains (even domains, or stripe-cyclic ones when
-// Job.StripeCount > 0), as two-phase's own rounds do, so TAM and two-phase
+// twophase.PlanDomains with Config.Global (even domains, or stripe-cyclic
+// ones when its StripeCount > 0), as two-phase's own rounds do, so TAM and two-phase
 // agree on which aggregator writes which byte in which round.
 //
 // # One round of a write
@@ -90,10 +90,14 @@ import (
 
 // Config is the two layers' topology: the nodes (which decide the
 // intra-node communicator) and the local aggregators with each rank's
-// binding. Every rank must pass the same Config.
+// binding, and the global layer's file domains. Every rank must pass the
+// same Config.
 type Config struct {
 	Nodes topo.Nodes // which node each rank is on (virtual nodes allowed)
 	Local topo.Local // local aggregators and each rank's binding (topo.LocalAggregators)
+	// Global draws the global aggregators' file domains, as two-phase's
+	// (the zero rule: ROMIO's even domains).
+	Global twophase.DomainRule
 	// Report, if not nil, receives this rank's request counts (optional).
 	Report *Report
 }
@@ -123,7 +127,7 @@ type Report struct {
 // The contract is twophase.Write's.
 func Write(j *coll.Job, cfg Config) error {
 	if j.Atomic {
-		return twophase.Write(j)
+		return twophase.Write(j, cfg.Global)
 	}
 	r, err := newRun(j, cfg)
 	if err != nil || r == nil {
@@ -138,7 +142,7 @@ func Write(j *coll.Job, cfg Config) error {
 // extends past end of file. The contract is twophase.Read's.
 func Read(j *coll.Job, cfg Config) (int64, error) {
 	if j.Atomic {
-		return twophase.Read(j)
+		return twophase.Read(j, cfg.Global)
 	}
 	r, err := newRun(j, cfg)
 	if err != nil || r == nil {
@@ -169,6 +173,7 @@ type run struct {
 	nodeOf []int // the node of every rank (Config.Nodes)
 
 	// The global layer, as twophase plans it.
+	global twophase.DomainRule
 	span   coll.Range
 	aggs   []int // active global aggregators, in domain order
 	gIndex int   // this rank's index in aggs, or -1
@@ -213,7 +218,7 @@ func newRun(j *coll.Job, cfg Config) (*run, error) {
 	if err := checkConfig(cfg, n); err != nil {
 		return nil, err
 	}
-	r := &run{j: j, rank: j.Comm.Rank(), size: n, stats: j.Stats, rep: cfg.Report, gIndex: -1, nodeOf: cfg.Nodes.Of}
+	r := &run{j: j, rank: j.Comm.Rank(), size: n, stats: j.Stats, rep: cfg.Report, gIndex: -1, nodeOf: cfg.Nodes.Of, global: cfg.Global}
 	if r.stats == nil {
 		r.stats = &metrics.Call{}
 	}
@@ -278,7 +283,7 @@ func checkConfig(cfg Config, n int) error {
 
 // plan is twophase's plan of the global layer.
 func (r *run) plan() {
-	d := twophase.PlanDomains(r.j, r.span)
+	d := twophase.PlanDomains(r.j, r.global, r.span)
 	r.aggs, r.rounds, r.window = d.Aggs, d.Rounds, d.Window
 }
 

@@ -50,7 +50,7 @@ func runTAM(s setup) ([]byte, []metrics.Call, []Report, error) {
 	nodes := topo.Virtual(n, s.nodeSize)
 	err := comm.RunWorldTimeout(n, s.nodeSize, 60*time.Second, func(c comm.Comm) error {
 		r := c.Rank()
-		cfg := NewConfig(nodes, s.perNode)
+		cfg := s.config(nodes)
 		cfg.Report = &reps[r]
 		a := s.cases[r].Access
 		a.Buf = append([]byte(nil), s.cases[r].Data...)
@@ -93,15 +93,26 @@ func runTwoPhase(s setup) ([]byte, error) {
 	err := comm.RunWorldTimeout(n, s.nodeSize, 60*time.Second, func(c comm.Comm) error {
 		a := s.cases[c.Rank()].Access
 		a.Buf = append([]byte(nil), s.cases[c.Rank()].Data...)
-		return twophase.Write(s.job(c, f, rg, a, nil))
+		return twophase.Write(s.job(c, f, rg, a, nil), s.rule())
 	})
 	return f.bytes(), err
 }
 
 func (s setup) job(c comm.Comm, f driver.File, rg []coll.Range, a coll.Access, st *metrics.Call) *coll.Job {
 	return &coll.Job{Comm: c, File: f, Aggregators: s.aggs, Ranges: rg, Access: a,
-		BufSize: s.buf, Stripe: s.stripe, StripeCount: s.stripeCount, CoRatio: s.coRatio,
-		RMW: s.rmw, Overlap: s.overlap, WindowChunk: s.chunk, Stats: st}
+		BufSize: s.buf, RMW: s.rmw, Overlap: s.overlap, WindowChunk: s.chunk, Stats: st}
+}
+
+// rule is the global layer's domains, as two-phase's.
+func (s setup) rule() twophase.DomainRule {
+	return twophase.DomainRule{Stripe: s.stripe, StripeCount: s.stripeCount, CoRatio: s.coRatio}
+}
+
+// config is TAM's configuration for s on nodes.
+func (s setup) config(nodes topo.Nodes) Config {
+	cfg := NewConfig(nodes, s.perNode)
+	cfg.Global = s.rule()
+	return cfg
 }
 
 // check runs s through TAM and two-phase and compares both files with
@@ -259,7 +270,7 @@ func TestOverlappingWrites(t *testing.T) {
 		err := comm.RunWorld(np, s.nodeSize, func(c comm.Comm) error {
 			a := cases[c.Rank()].Access
 			a.Buf = append([]byte(nil), cases[c.Rank()].Data...)
-			return Write(s.job(c, f, rg, a, nil), NewConfig(nodes, s.perNode))
+			return Write(s.job(c, f, rg, a, nil), s.config(nodes))
 		})
 		if err != nil {
 			rt.Fatal(err)

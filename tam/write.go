@@ -155,7 +155,7 @@ func (r *run) writeWindow(st *gState) (res coll.IOResult) {
 // Every list must be in file order without overlaps (sortedLists).
 func (r *run) writeChunks(st *gState, lo, hi int64, holes bool, res *coll.IOResult) error {
 	f := r.j.File
-	chunk := r.j.Chunk()
+	chunk := r.j.Chunk(r.global.Stripe)
 	win := st.win.Get(min(hi-lo, chunk))
 	next := make([]int, len(st.lists)) // each list's first extent not yet laid down whole
 	at := make([]int64, len(st.lists)) // where that extent's data starts

@@ -216,7 +216,7 @@ func TestAffinityKeepsOwnedRuns(t *testing.T) {
 	sent := map[int64]int64{}
 	for _, block := range []int64{0, 512} {
 		path := filepath.Join(t.TempDir(), "f")
-		stats, err := runCollective(t, path, cases, aggs, 4096, true, 0, func(j *coll.Job) { j.AffinityBlock = block })
+		stats, err := runCollective(t, path, cases, aggs, 4096, true, 0, func(j *ruledJob) { j.AffinityBlock = block })
 		require.NoError(t, err)
 		got, _ := os.ReadFile(path)
 		require.Equal(t, reftest.ExpectedFile(cases), got)
@@ -254,7 +254,7 @@ func TestAffinityStrayBytes(t *testing.T) {
 		cases[r] = rankCase{Access: coll.Access{Buf: reftest.Fill(size, r), Count: size, Filetype: ft, Size: size}, Data: reftest.Fill(size, r)}
 	}
 	path := filepath.Join(t.TempDir(), "f")
-	stats, err := runCollective(t, path, cases, []int{0, 1, 2}, 1024, true, 0, func(j *coll.Job) { j.AffinityBlock = blk })
+	stats, err := runCollective(t, path, cases, []int{0, 1, 2}, 1024, true, 0, func(j *ruledJob) { j.AffinityBlock = blk })
 	require.NoError(t, err)
 	got, _ := os.ReadFile(path)
 	require.Equal(t, reftest.ExpectedFile(cases), got)
@@ -263,7 +263,7 @@ func TestAffinityStrayBytes(t *testing.T) {
 
 	// A caller that undercounts the bytes by the stray 8 would make the
 	// call skip the exchange: rank 2 reports it instead of dropping them.
-	_, err = runCollective(t, path, cases, []int{0, 1, 2}, 1024, true, 0, func(j *coll.Job) { j.AffinityBlock, j.TotalBytes = blk, 1016 })
+	_, err = runCollective(t, path, cases, []int{0, 1, 2}, 1024, true, 0, func(j *ruledJob) { j.AffinityBlock, j.TotalBytes = blk, 1016 })
 	require.ErrorContains(t, err, "rank 2 has 8 bytes in block 3 of another aggregator")
 }
 
@@ -278,7 +278,7 @@ func TestAffinityDeclined(t *testing.T) {
 		cases[r] = rankCase{Access: coll.Access{Buf: reftest.Fill(size, r), Count: size, Filetype: ft, Disp: int64(r * rec), Size: size}, Data: reftest.Fill(size, r)}
 	}
 	path := filepath.Join(t.TempDir(), "f")
-	stats, err := runCollective(t, path, cases, seq(np), 1024, true, 0, func(j *coll.Job) { j.AffinityBlock = 128 })
+	stats, err := runCollective(t, path, cases, seq(np), 1024, true, 0, func(j *ruledJob) { j.AffinityBlock = 128 })
 	require.NoError(t, err)
 	got, _ := os.ReadFile(path)
 	require.Equal(t, reftest.ExpectedFile(cases), got)
@@ -303,7 +303,7 @@ func TestAffinityMoreRoundsDeclined(t *testing.T) {
 		cases[r] = rankCase{Access: coll.Access{Buf: reftest.Fill(size, r), Count: size, Filetype: ft, Size: size}, Data: reftest.Fill(size, r)}
 	}
 	path := filepath.Join(t.TempDir(), "f")
-	stats, err := runCollective(t, path, cases, []int{0, 1}, 2*blk, true, 0, func(j *coll.Job) { j.AffinityBlock = blk })
+	stats, err := runCollective(t, path, cases, []int{0, 1}, 2*blk, true, 0, func(j *ruledJob) { j.AffinityBlock = blk })
 	require.NoError(t, err)
 	got, _ := os.ReadFile(path)
 	require.Equal(t, reftest.ExpectedFile(cases), got)
@@ -328,8 +328,8 @@ func TestWriteRecordsIO(t *testing.T) {
 			ranges := []coll.Range{{Start: 0, End: 256}, {Start: 256, End: 512}, {Start: 512, End: 768}}
 			r := c.Rank()
 			ft := reftest.Must(layout.Indexed([]int{256}, []int{256 * r}, layout.Byte))
-			return Write(&coll.Job{Comm: c, File: f, Aggregators: []int{0, 1, 2}, Ranges: ranges, BufSize: 1024, AffinityBlock: block, TotalBytes: 768,
-				Access: coll.Access{Buf: reftest.Fill(256, r), Count: 256, Filetype: ft, Size: 256}, Stats: &stats[r]})
+			return Write(&coll.Job{Comm: c, File: f, Aggregators: []int{0, 1, 2}, Ranges: ranges, BufSize: 1024, TotalBytes: 768,
+				Access: coll.Access{Buf: reftest.Fill(256, r), Count: 256, Filetype: ft, Size: 256}, Stats: &stats[r]}, DomainRule{AffinityBlock: block})
 		})
 		require.NoError(t, err)
 		for r, s := range stats {
@@ -399,8 +399,8 @@ func TestAffinityReadPastEOF(t *testing.T) {
 		var st metrics.Call
 		// Rank r reads bytes [80r, 80r+80) of a 100-byte file.
 		n, err := Read(&coll.Job{Comm: c, File: f, Aggregators: []int{0, 1}, Ranges: []coll.Range{{Start: 0, End: 80}, {Start: 80, End: 160}}, BufSize: 64,
-			AffinityBlock: 16, TotalBytes: 160, Stats: &st,
-			Access: coll.Access{Buf: buf, Count: 80, Filetype: layout.Byte, Disp: int64(80 * r), Size: 80}})
+			TotalBytes: 160, Stats: &st,
+			Access: coll.Access{Buf: buf, Count: 80, Filetype: layout.Byte, Disp: int64(80 * r), Size: 80}}, DomainRule{AffinityBlock: 16})
 		if err != nil {
 			return err
 		}
@@ -452,7 +452,7 @@ func TestAffinityByNode(t *testing.T) {
 	for _, block := range []int64{0, 512} {
 		var n atomic.Int64
 		path := filepath.Join(t.TempDir(), "f")
-		stats, err := runCollective(t, path, cases, []int{0, 1}, 4096, true, 0, func(j *coll.Job) {
+		stats, err := runCollective(t, path, cases, []int{0, 1}, 4096, true, 0, func(j *ruledJob) {
 			j.AffinityBlock, j.NodeOf = block, nodeOf
 			j.Comm = nodeSpy{j.Comm, nodeOf, &n}
 		})
@@ -488,8 +488,8 @@ func TestAffinityCountErrorReachesAll(t *testing.T) {
 			ft = reftest.Must(layout.Indexed([]int{2048, 2048}, []int{6144, 4096}, layout.Byte)) // backwards
 		}
 		errs[r] = Write(&coll.Job{Comm: c, File: f, Aggregators: []int{0, 1}, Ranges: []coll.Range{{Start: 0, End: 4096}, {Start: 4096, End: 8192}},
-			BufSize: 8192, AffinityBlock: 1024, TotalBytes: 8192,
-			Access: coll.Access{Buf: make([]byte, 4096), Count: 4096, Filetype: ft, Size: 4096}})
+			BufSize: 8192, TotalBytes: 8192,
+			Access: coll.Access{Buf: make([]byte, 4096), Count: 4096, Filetype: ft, Size: 4096}}, DomainRule{AffinityBlock: 1024})
 		return nil
 	})
 	require.NoError(t, err, "no rank hangs")

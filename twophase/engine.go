@@ -16,6 +16,7 @@ import (
 // engine runs the rounds of one collective call on one rank.
 type engine struct {
 	j        *coll.Job
+	rule     DomainRule
 	rank     int
 	size     int
 	aggs     []int // the aggregators taking part, in domain order
@@ -87,12 +88,12 @@ type roundState struct {
 	selfAt int64
 }
 
-func newEngine(j *coll.Job) (*engine, error) {
+func newEngine(j *coll.Job, rule DomainRule) (*engine, error) {
 	n := j.Comm.Size()
 	if err := j.Check(n); err != nil {
 		return nil, fmt.Errorf("twophase: %w", err)
 	}
-	e := &engine{j: j, rank: j.Comm.Rank(), size: n, stats: j.Stats, held: driver.Held{Limit: heldBufs}}
+	e := &engine{j: j, rule: rule, rank: j.Comm.Rank(), size: n, stats: j.Stats, held: driver.Held{Limit: heldBufs}}
 	if e.stats == nil {
 		e.stats = &metrics.Call{}
 	}
@@ -140,18 +141,18 @@ func (e *engine) aggregator() bool { return e.domainOf != nil && e.domainOf[e.ra
 
 // plan chooses the file domains and the windows of each round.
 //
-// Stripe-cyclic (Job.StripeCount > 0, as ROMIO's Lustre driver): only
+// Stripe-cyclic (DomainRule.StripeCount > 0, as ROMIO's Lustre driver): only
 // ActiveAggregators of the aggregators take part, aggregator i owns every
 // stripe whose index is i modulo their number, and handles one of its
 // stripes per round, so no two aggregators ever share a stripe (a lock
-// unit). Affinity (Job.AffinityBlock > 0, see affinity.go): blocks go to
+// unit). Affinity (DomainRule.AffinityBlock > 0, see affinity.go): blocks go to
 // the aggregator with most data in them, whole blocks per round.
 // Otherwise (ROMIO's generic rule): the span is split into equal domains,
 // their inner edges moved to stripe boundaries when Stripe > 0, handled
 // BufSize bytes per round.
 func (e *engine) plan(span coll.Range) error {
 	j := e.j
-	d := PlanDomains(j, span)
+	d := PlanDomains(j, e.rule, span)
 	e.aggs, e.domains, e.rounds = d.Aggs, d.Domains, d.Rounds
 	e.window = func(i, m int, buf []coll.Range) []coll.Range {
 		if w := d.Window(i, m); !w.Empty() {
@@ -167,14 +168,14 @@ func (e *engine) plan(span coll.Range) error {
 		return nil
 	}
 	var note string
-	if b := j.AffinityBlock; b > 0 && b <= j.BufSize && len(e.aggs) > 1 && e.size < 1<<20 && j.TotalBytes > 0 {
+	if b := e.rule.AffinityBlock; b > 0 && b <= j.BufSize && len(e.aggs) > 1 && e.size < 1<<20 && j.TotalBytes > 0 {
 		if ok, err := e.planAffinity(span, b); ok || err != nil {
 			return err
 		}
 		note = " (" + e.stats.Domains + ")"
 	}
 	e.stats.Domains = "even" + note
-	if j.Stripe > 0 {
+	if e.rule.Stripe > 0 {
 		e.stats.Domains = "aligned" + note
 	}
 	return nil
@@ -210,7 +211,7 @@ func (e *engine) planAffinity(span coll.Range, block int64) (bool, error) {
 	}
 	mine, keys = mine[:nb], keys[:nb]
 	done = metrics.Timer(&e.stats.Plan)
-	ap, ok := PlanAffinity(span, block, keys, e.aggs, j.NodeOf, e.size, j.TotalBytes)
+	ap, ok := PlanAffinity(span, block, keys, e.aggs, e.rule.NodeOf, e.size, j.TotalBytes)
 	done()
 	if !ok {
 		e.stats.Domains = fmt.Sprintf("affinity would move %d of the %d bytes", ap.Moved, j.TotalBytes)
@@ -254,7 +255,7 @@ func (e *engine) planAffinity(span coll.Range, block int64) (bool, error) {
 // its own data needs.
 func (e *engine) planOwn(span coll.Range) bool {
 	j := e.j
-	grid := j.OwnGrid
+	grid := e.rule.OwnGrid
 	if grid <= 0 || grid > j.BufSize || len(j.Own) != e.size || !OwnBlocksTile(span, grid, j.Own) {
 		return false
 	}
@@ -479,9 +480,9 @@ func (e *engine) countV(scounts, rcounts []int) {
 }
 
 // countCross adds the data bytes sent to ranks on other nodes (with
-// Job.NodeOf) to the call's record.
+// DomainRule.NodeOf) to the call's record.
 func (e *engine) countCross(scounts []int) {
-	nodeOf := e.j.NodeOf
+	nodeOf := e.rule.NodeOf
 	if len(nodeOf) != e.size {
 		return
 	}

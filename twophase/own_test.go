@@ -87,7 +87,7 @@ func TestOwnBlocksRun(t *testing.T) {
 	// One round of 8 blocks per rank, or 4 rounds of 2.
 	for _, buf := range []int64{4096, 1024} {
 		path := filepath.Join(t.TempDir(), "f")
-		stats, err := runCollective(t, path, cases, seq(4), buf, true, 0, func(j *coll.Job) {
+		stats, err := runCollective(t, path, cases, seq(4), buf, true, 0, func(j *ruledJob) {
 			j.AffinityBlock, j.OwnGrid, j.Own = 512, 512, reports(cases, 512)
 		})
 		require.NoError(t, err)
@@ -110,7 +110,7 @@ func TestOwnBlocksRun(t *testing.T) {
 		holes[r] = rankCase{Access: a, Data: a.Buf}
 	}
 	path := filepath.Join(t.TempDir(), "h")
-	stats, err := runCollective(t, path, holes, seq(2), 64, true, 0, func(j *coll.Job) {
+	stats, err := runCollective(t, path, holes, seq(2), 64, true, 0, func(j *ruledJob) {
 		j.OwnGrid, j.Own = 16, reports(holes, 16)
 	})
 	require.NoError(t, err)
@@ -127,7 +127,7 @@ func TestOwnBlocksRun(t *testing.T) {
 func TestOwnBlocksNeedAggregators(t *testing.T) {
 	cases := collperf2x2()
 	path := filepath.Join(t.TempDir(), "f")
-	stats, err := runCollective(t, path, cases, []int{0, 3}, 4096, true, 0, func(j *coll.Job) {
+	stats, err := runCollective(t, path, cases, []int{0, 3}, 4096, true, 0, func(j *ruledJob) {
 		j.AffinityBlock, j.OwnGrid, j.Own = 512, 512, reports(cases, 512)
 	})
 	require.NoError(t, err)
@@ -187,10 +187,10 @@ func TestOwnBlocksHeldRuns(t *testing.T) {
 		a.Buf = reftest.Fill(int64(len(lens)), r)
 		cases[r] = rankCase{Access: a, Data: a.Buf}
 	}
-	own := func(j *coll.Job) { j.OwnGrid, j.Own = grid, reports(cases, grid) }
+	own := func(j *ruledJob) { j.OwnGrid, j.Own = grid, reports(cases, grid) }
 	path := filepath.Join(t.TempDir(), "f")
 	var batches, reads atomic.Int64
-	stats, err := runCollective(t, path, cases, seq(2), 8*grid, true, 0, own, func(j *coll.Job) {
+	stats, err := runCollective(t, path, cases, seq(2), 8*grid, true, 0, own, func(j *ruledJob) {
 		j.File = countingBatches{j.File, &batches, &reads}
 	})
 	require.NoError(t, err)
@@ -214,7 +214,7 @@ func TestOwnBlocksHeldRuns(t *testing.T) {
 	// batch that the first full hold writes.
 	var left atomic.Int64
 	left.Store(int64(heldBufs) + 10)
-	_, err = runCollective(t, filepath.Join(t.TempDir(), "g"), cases, seq(2), 8*grid, true, 0, own, func(j *coll.Job) {
+	_, err = runCollective(t, filepath.Join(t.TempDir(), "g"), cases, seq(2), 8*grid, true, 0, own, func(j *ruledJob) {
 		j.File = failingWrites{j.File, &left}
 	})
 	require.ErrorContains(t, err, "injected failure")

@@ -68,7 +68,7 @@ func Window(d coll.Range, m int, bufSize int64) coll.Range {
 }
 
 // Domains is the aggregators' file domains and their windows per round,
-// by ROMIO's rules: stripe-cyclic when the job has a StripeCount and a
+// by ROMIO's rules: stripe-cyclic when the rule has a StripeCount and a
 // Stripe (as ROMIO's Lustre driver: see ActiveAggregators, StripeWindow),
 // else even domains with inner edges on stripe boundaries (FileDomains,
 // Window). TAM's global layer plans with it too, so TAM and two-phase
@@ -83,21 +83,21 @@ type Domains struct {
 	stripe, bufSize int64
 }
 
-// PlanDomains plans j's domains over span.
-func PlanDomains(j *coll.Job, span coll.Range) *Domains {
-	d := &Domains{span: span, stripe: j.Stripe, bufSize: j.BufSize}
-	if j.StripeCount > 0 && j.Stripe > 0 {
-		active := ActiveAggregators(len(j.Aggregators), j.StripeCount, j.CoRatio)
+// PlanDomains plans j's domains over span by rule.
+func PlanDomains(j *coll.Job, rule DomainRule, span coll.Range) *Domains {
+	d := &Domains{span: span, stripe: rule.Stripe, bufSize: j.BufSize}
+	if rule.StripeCount > 0 && rule.Stripe > 0 {
+		active := ActiveAggregators(len(j.Aggregators), rule.StripeCount, rule.CoRatio)
 		d.Aggs, d.Striped = j.Aggregators[:active], true
 		d.Domains = make([]coll.Range, active)
 		for i := range d.Domains {
 			d.Domains[i] = span // each aggregator's stripes are spread over all of it
 		}
-		d.Rounds = StripeRounds(span, j.Stripe, active)
+		d.Rounds = StripeRounds(span, rule.Stripe, active)
 		return d
 	}
 	d.Aggs = j.Aggregators
-	d.Domains = FileDomains(span, len(d.Aggs), j.MinDomain, j.Stripe)
+	d.Domains = FileDomains(span, len(d.Aggs), rule.MinDomain, rule.Stripe)
 	d.Rounds = Rounds(d.Domains, j.BufSize)
 	return d
 }

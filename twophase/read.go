@@ -15,13 +15,13 @@ import (
 // Read runs a two-phase collective read on this rank and returns the
 // number of bytes read: fewer than the access size only where the access
 // extends past end of file. Every rank of j.Comm must call it with the same
-// Aggregators and Ranges.
+// Aggregators, Ranges and rule.
 //
 // Rounds are pipelined: the requests of round m+1 are exchanged, and (with
 // overlap) its file reads started, before round m's data is sent back.
-func Read(j *coll.Job) (int64, error) {
+func Read(j *coll.Job, rule DomainRule) (int64, error) {
 	defer comm.SetPhase(j.Comm, "")
-	e, err := newEngine(j)
+	e, err := newEngine(j, rule)
 	if err != nil {
 		return 0, err
 	}
@@ -226,7 +226,7 @@ func (e *engine) readWindow(st *roundState) (r coll.IOResult) {
 	// Overlapping requests, or tiny pieces: read the span of each window
 	// range once, a chunk at a time through one buffer (Job.Chunk), and
 	// copy each piece's part of the chunk out.
-	chunk := e.j.Chunk()
+	chunk := e.j.Chunk(e.rule.Stripe)
 	sorted := st.sorted
 	for _, w := range st.win {
 		var seg []coll.Entry

@@ -25,7 +25,13 @@ type rankCase = reftest.Case
 // runCollective writes (then reads back) every rank's access with the
 // two-phase engine on an in-memory world and returns the file and the
 // per-rank stats.
-func runCollective(t testing.TB, path string, cases []rankCase, aggs []int, buf int64, rmw bool, stripe int64, mods ...func(*coll.Job)) ([]metrics.Call, error) {
+// ruledJob is a job and its domain rule, which a test's mods change together.
+type ruledJob struct {
+	*coll.Job
+	DomainRule
+}
+
+func runCollective(t testing.TB, path string, cases []rankCase, aggs []int, buf int64, rmw bool, stripe int64, mods ...func(*ruledJob)) ([]metrics.Call, error) {
 	n := len(cases)
 	stats := make([]metrics.Call, n)
 	d := ufs.New()
@@ -48,12 +54,12 @@ func runCollective(t testing.TB, path string, cases []rankCase, aggs []int, buf 
 		for _, rc := range cases {
 			total += rc.Access.Size
 		}
-		job := &coll.Job{Comm: c, File: f, Aggregators: aggs, Ranges: ranges, Access: cases[r].Access,
-			BufSize: buf, Stripe: stripe, RMW: rmw, TotalBytes: total, Stats: &stats[r]}
+		job := &ruledJob{Job: &coll.Job{Comm: c, File: f, Aggregators: aggs, Ranges: ranges, Access: cases[r].Access,
+			BufSize: buf, RMW: rmw, TotalBytes: total, Stats: &stats[r]}, DomainRule: DomainRule{Stripe: stripe}}
 		for _, mod := range mods {
 			mod(job)
 		}
-		if err := Write(job); err != nil {
+		if err := Write(job.Job, job.DomainRule); err != nil {
 			return err
 		}
 		if err := c.Barrier(); err != nil {
@@ -62,7 +68,7 @@ func runCollective(t testing.TB, path string, cases []rankCase, aggs []int, buf 
 		back := cases[r].Access
 		back.Buf = make([]byte, len(back.Buf))
 		job.Access = back
-		got, err := Read(job)
+		got, err := Read(job.Job, job.DomainRule)
 		if err != nil {
 			return err
 		}
@@ -106,7 +112,7 @@ func TestSubarrayBlocks(t *testing.T) {
 						aggs[i] = i * np / naggs
 					}
 					path := filepath.Join(t.TempDir(), "f")
-					stats, err := runCollective(t, path, cases, aggs, buf, true, 0, func(j *coll.Job) { j.Overlap = buf == 7 })
+					stats, err := runCollective(t, path, cases, aggs, buf, true, 0, func(j *ruledJob) { j.Overlap = buf == 7 })
 					require.NoError(t, err)
 					got, _ := os.ReadFile(path)
 					require.Equal(t, reftest.ExpectedFile(cases), got)
@@ -198,7 +204,7 @@ func TestRandomCollective(t *testing.T) {
 		if err := os.WriteFile(path, old, 0o644); err != nil {
 			rt.Fatal(err)
 		}
-		if _, err := runCollective(t, path, cases, aggs, bufSize, rmw, stripe, func(j *coll.Job) {
+		if _, err := runCollective(t, path, cases, aggs, bufSize, rmw, stripe, func(j *ruledJob) {
 			j.Overlap, j.StripeCount, j.CoRatio, j.AffinityBlock = overlap, stripeCount, coRatio, affinity
 			j.Atomic, j.NodeOf = atomic, nodeOf
 			j.OwnGrid, j.Own = ownGrid, own
@@ -261,7 +267,7 @@ func TestRandomManyRanks(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "m")
 		overlap := rapid.Bool().Draw(rt, "overlap")
 		affinity := rapid.SampledFrom([]int64{0, blk, 4 * blk}).Draw(rt, "affinity_block")
-		if _, err := runCollective(t, path, cases, aggs, bufSize, rapid.Bool().Draw(rt, "rmw"), 0, func(j *coll.Job) { j.Overlap, j.AffinityBlock = overlap, affinity }); err != nil {
+		if _, err := runCollective(t, path, cases, aggs, bufSize, rapid.Bool().Draw(rt, "rmw"), 0, func(j *ruledJob) { j.Overlap, j.AffinityBlock = overlap, affinity }); err != nil {
 			rt.Fatal(err)
 		}
 		got, _ := os.ReadFile(path)
@@ -292,7 +298,7 @@ func TestReadPastEOF(t *testing.T) {
 			read := func() (int64, error) {
 				job := &coll.Job{Comm: c, File: f, Aggregators: []int{0}, Ranges: []coll.Range{{Start: 0, End: 152}, {Start: 8, End: 160}}, BufSize: 1 << 20,
 					Access: coll.Access{Buf: buf, Count: 80, Filetype: ft, Disp: int64(8 * c.Rank()), Size: 80}, Buffers: &bufs[c.Rank()]}
-				return Read(job)
+				return Read(job, DomainRule{})
 			}
 			// The first read leaves data in the kept buffers; then the file
 			// shrinks to 100 bytes.

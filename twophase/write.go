@@ -11,13 +11,14 @@ import (
 	"github.com/collio/collio/metrics"
 )
 
-// Write runs a two-phase collective write on this rank. Every rank of
-// j.Comm must call it with the same Aggregators, Ranges and hints. The
-// error is this rank's (a file error on an aggregator, or a communication
-// error); the caller agrees on errors across ranks.
-func Write(j *coll.Job) error {
+// Write runs a two-phase collective write on this rank, its file domains
+// drawn by rule. Every rank of j.Comm must call it with the same
+// Aggregators, Ranges and rule. The error is this rank's (a file error on
+// an aggregator, or a communication error); the caller agrees on errors
+// across ranks.
+func Write(j *coll.Job, rule DomainRule) error {
 	defer comm.SetPhase(j.Comm, "")
-	e, err := newEngine(j)
+	e, err := newEngine(j, rule)
 	if err != nil {
 		return err
 	}
@@ -217,7 +218,7 @@ func (e *engine) writeRange(st *roundState, data []byte, sorted []coll.Entry, ac
 // without, each contiguous run of pieces in the chunk is written.
 func (e *engine) writeChunks(st *roundState, data []byte, sorted []coll.Entry, span coll.Range, rmw bool, r *coll.IOResult) error {
 	f := e.j.File
-	chunk := e.j.Chunk()
+	chunk := e.j.Chunk(e.rule.Stripe)
 	win := st.window.Get(min(span.Len(), chunk))
 	var runs []driver.Run
 	for lo := span.Start; lo < span.End; {

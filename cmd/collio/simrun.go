@@ -101,21 +101,21 @@ func (f *simFlags) inMemory(sr *simRun, acc []place.Access, prob *place.Problem,
 		c = comm.Counting(c, k)
 		r := c.Rank()
 		a := acc[r]
-		j := &coll.Job{Comm: c, File: &files[r], Aggregators: aggs, Ranges: ranges, BufSize: f.cb, NodeOf: nodes.Of,
+		j := &coll.Job{Comm: c, File: &files[r], Aggregators: aggs, Ranges: ranges, BufSize: f.cb, TotalBytes: total,
 			Stats: &stats[r], Access: coll.Access{Buf: make([]byte, a.Size), Count: a.Size, Disp: a.Disp,
 				Filetype: a.Filetype, DataStart: a.DataStart, Size: a.Size}}
+		rule := twophase.DomainRule{NodeOf: nodes.Of, AffinityBlock: affinityBlock}
 		if stripeCount > 0 {
-			j.Stripe, j.StripeCount, j.CoRatio = f.stripe, stripeCount, 1
+			rule.Stripe, rule.StripeCount, rule.CoRatio = f.stripe, stripeCount, 1
 		}
-		j.AffinityBlock, j.TotalBytes = affinityBlock, total
 		switch sr.strategy {
 		case "twophase":
-			return twophase.Write(j)
+			return twophase.Write(j, rule)
 		case "static", "dynamic":
-			return segment.Write(j, sr.strategy == "dynamic", false)
+			return segment.Write(j, sr.strategy == "dynamic")
 		}
 		cfg := cfg
-		cfg.Report = &reports[r]
+		cfg.Report, cfg.Global = &reports[r], rule
 		return tam.Write(j, cfg)
 	})
 	if err != nil {

@@ -20,12 +20,16 @@ import (
 	_ "github.com/collio/collio/driver/lustre" // lustre: striping through LL_IOC_LOV_*STRIPE, detected by statfs
 	_ "github.com/collio/collio/driver/sim"    // sim: emulated striped file system
 	_ "github.com/collio/collio/driver/ufs"    // the default driver
+	_ "github.com/collio/collio/independent"   // independent: each rank's own I/O, data sieving
 	"github.com/collio/collio/internal/agree"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/envvar"
 	"github.com/collio/collio/internal/gocores"
 	"github.com/collio/collio/internal/mpi"
 	"github.com/collio/collio/layout"
+	_ "github.com/collio/collio/segment"  // dynamic, static: OMPIO's segmentations
+	_ "github.com/collio/collio/tam"      // tam: two-layer aggregation
+	_ "github.com/collio/collio/twophase" // twophase: ROMIO's two-phase, affinity domains
 )
 
 // infoMap reads an MPI_Info's pairs (MPI_INFO_NULL gives none).

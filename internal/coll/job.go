@@ -140,33 +140,15 @@ type Job struct {
 	Ranges      []Range // every rank's access range, indexed by rank
 	Access      Access
 	BufSize     int64 // cb_buffer_size: bytes per aggregator per round
-	MinDomain   int64 // romio_min_fdomain_size
-	Stripe      int64 // striping_unit: align domain boundaries to it
-	// StripeCount > 0 (with Stripe) selects stripe-cyclic domains, as
-	// ROMIO's Lustre driver. CoRatio is romio_lustre_co_ratio
-	// (aggregators per storage target).
-	StripeCount int
-	CoRatio     int
-	// AffinityBlock > 0 (and at most BufSize, with two or more
-	// aggregators and no StripeCount) selects two-phase's affinity
-	// domains of blocks of this size.
-	AffinityBlock int64
 	// TotalBytes is the sum of every rank's Access.Size (known from the
-	// call's entry Allgather); affinity domains need it.
+	// call's entry Allgather).
 	TotalBytes int64
-	// NodeOf, when set, is the node of every rank: affinity domains then
-	// give the blocks of a rank that does not aggregate to an aggregator
-	// on its node.
-	NodeOf []int
-	// Own, when set, is every rank's OwnBlocks report at grid OwnGrid
-	// (from the call's entry record): if the blocks tile the span, each
-	// rank touching its own, and every rank with data aggregates, two-phase
-	// runs the call without a plan or an exchange. It needs affinity
-	// domains to be allowed, as AffinityBlock does, but not their size.
-	OwnGrid int64
-	Own     []OwnBlocks
-	RMW     bool // read-modify-write windows with holes (else write each run)
-	Atomic  bool // lock each window; overlapping writes resolve by rank order
+	// Own, when set, is every rank's OwnBlocks report from the call's
+	// entry record, made for a strategy that asks for them
+	// (OwnBlocksReporter).
+	Own    []OwnBlocks
+	RMW    bool // read-modify-write windows with holes (else write each run)
+	Atomic bool // lock each window; overlapping writes resolve by rank order
 	// Overlap runs each round's file I/O in a goroutine, behind the next
 	// round's exchange (two buffers on aggregators instead of one).
 	Overlap bool
@@ -176,6 +158,10 @@ type Job struct {
 	// Buffers, when set, keeps exchange buffers between calls.
 	Buffers *Buffers
 	Stats   *metrics.Call
+	// Independent is the file object's own I/O of this rank's access; nil
+	// where there is no file object (the strategies' own tests, the scale
+	// model).
+	Independent IndependentIO
 }
 
 // Check validates what every rank must agree on for a job over n ranks;
@@ -223,13 +209,13 @@ func CheckAggregators(n int, aggs []int) error {
 const DefaultWindowChunk = 1 << 20
 
 // Chunk is the bytes of a window j's aggregators lay out at once: the
-// window chunk, or the stripe where larger.
-func (j *Job) Chunk() int64 {
+// window chunk, or the stripe their domains are aligned to where larger.
+func (j *Job) Chunk(stripe int64) int64 {
 	c := j.WindowChunk
 	if c <= 0 {
 		c = DefaultWindowChunk
 	}
-	return max(c, j.Stripe)
+	return max(c, stripe)
 }
 
 // ChunkEnd is where the chunk of a window range that starts at lo ends,

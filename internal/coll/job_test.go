@@ -55,10 +55,10 @@ func TestSlicer(t *testing.T) {
 // Chunks end at multiples of the chunk (a stripe's when larger), never
 // past the range.
 func TestWindowChunks(t *testing.T) {
-	require.Equal(t, int64(DefaultWindowChunk), (&Job{}).Chunk())
-	require.Equal(t, int64(4<<20), (&Job{Stripe: 4 << 20}).Chunk())
-	require.Equal(t, int64(64), (&Job{WindowChunk: 16, Stripe: 64}).Chunk())
-	require.Equal(t, int64(16), (&Job{WindowChunk: 16, Stripe: 8}).Chunk())
+	require.Equal(t, int64(DefaultWindowChunk), (&Job{}).Chunk(0))
+	require.Equal(t, int64(4<<20), (&Job{}).Chunk(4<<20))
+	require.Equal(t, int64(64), (&Job{WindowChunk: 16}).Chunk(64))
+	require.Equal(t, int64(16), (&Job{WindowChunk: 16}).Chunk(8))
 	require.Equal(t, int64(32), ChunkEnd(20, 100, 16))
 	require.Equal(t, int64(48), ChunkEnd(32, 100, 16))
 	require.Equal(t, int64(40), ChunkEnd(32, 40, 16))

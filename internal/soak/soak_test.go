@@ -44,6 +44,11 @@ import (
 
 	_ "github.com/collio/collio/driver/sim"
 	_ "github.com/collio/collio/driver/ufs"
+	// The strategies, registered as collio has them.
+	_ "github.com/collio/collio/independent"
+	_ "github.com/collio/collio/segment"
+	_ "github.com/collio/collio/tam"
+	_ "github.com/collio/collio/twophase"
 )
 
 func envInt(t *testing.T, key string, def uint64) uint64 {

@@ -39,11 +39,10 @@ func runTwoPhase(t *testing.T, p *Problem, m Mapping, cb int64) (int64, string) 
 		}
 		r := c.Rank()
 		a := p.Access[r]
-		j := &coll.Job{Comm: c, File: f, Aggregators: aggs, Ranges: p.ranges, BufSize: cb, NodeOf: nodes.Of,
-			AffinityBlock: block, TotalBytes: total, Stats: &stats[r],
+		j := &coll.Job{Comm: c, File: f, Aggregators: aggs, Ranges: p.ranges, BufSize: cb, TotalBytes: total, Stats: &stats[r],
 			Access: coll.Access{Buf: make([]byte, a.Size), Count: a.Size, Disp: a.Disp, Filetype: a.Filetype,
 				DataStart: a.DataStart, Size: a.Size}}
-		if err := twophase.Write(j); err != nil {
+		if err := twophase.Write(j, twophase.DomainRule{NodeOf: nodes.Of, AffinityBlock: block}); err != nil {
 			f.Close()
 			return err
 		}

@@ -13,6 +13,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	_ "github.com/collio/collio/driver/ufs"
+	// The strategies, registered as collio has them.
+	_ "github.com/collio/collio/independent"
+	_ "github.com/collio/collio/segment"
+	_ "github.com/collio/collio/tam"
+	_ "github.com/collio/collio/twophase"
 )
 
 // A collective write recorded with COLLIO_RECORD gives the same
