@@ -12,10 +12,12 @@ import (
 // cell.
 func C(w io.Writer, rows []records.Row) {
 	progs, dirs, nps, sizes, vs := order(rows, "program"), order(rows, "dir"), order(rows, "np"), order(rows, "size"), order(rows, "variant")
+	extra := extraColumns(rows, records.Columns)
 	gs := groups{}
 	calls := map[string]string{}
 	for _, r := range rows {
-		gs.at(r.Get("program"), r.Get("dir"), r.Get("np"), r.Get("size"), r.Get("variant")).add(r, "write_MiBs", "read_MiBs", "write_us", "read_us")
+		cols := append([]string{"write_MiBs", "read_MiBs", "write_us", "read_us"}, extra...)
+		gs.at(r.Get("program"), r.Get("dir"), r.Get("np"), r.Get("size"), r.Get("variant")).add(r, cols...)
 		calls[r.Get("program")+"\x00"+r.Get("size")] = r.Get("calls")
 	}
 
@@ -62,6 +64,9 @@ func C(w io.Writer, rows []records.Row) {
 					if us {
 						hdr, sep = hdr+" write µs/call | read µs/call |", sep+"---|---|"
 					}
+					for _, c := range extra {
+						hdr, sep = hdr+" "+c+" |", sep+"---|"
+					}
 					fmt.Fprintf(w, "%s ok |\n%s---|\n", hdr, sep)
 					for _, v := range vs {
 						g := gs.get(p, d, n, s, v)
@@ -70,6 +75,9 @@ func C(w io.Writer, rows []records.Row) {
 						fmt.Fprintf(w, "| %s | %s | %s | %s | %s |", v, mibs(wm, wok), mibs(rm, rok), ratio(wm, wok, bw, bwok), ratio(rm, rok, br, brok))
 						if us {
 							fmt.Fprintf(w, " %s | %s |", mibs(g.median("write_us")), mibs(g.median("read_us")))
+						}
+						for _, c := range extra {
+							fmt.Fprintf(w, " %s |", mibs(g.median(c)))
 						}
 						fmt.Fprintf(w, " %s |\n", g.okText())
 					}

@@ -86,6 +86,22 @@ func order(rows []records.Row, col string) []string {
 	return out
 }
 
+// extraColumns is the columns of rows beyond base, measured by a probe
+// of the launcher (say, bytes on the network), in name order: each gets a
+// column of medians in the cells' tables.
+func extraColumns(rows []records.Row, base []string) []string {
+	var out []string
+	for _, r := range rows {
+		for c := range r {
+			if !slices.Contains(base, c) && !slices.Contains(out, c) {
+				out = append(out, c)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // IsHost: every variant but collio's is one of the host's.
 func IsHost(variant string) bool { return !strings.HasPrefix(variant, "collio") }
 

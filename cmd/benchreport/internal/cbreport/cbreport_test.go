@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -59,6 +60,25 @@ func TestC(t *testing.T) {
 		var b bytes.Buffer
 		C(&b, readRows(t, name+".tsv"))
 		golden(t, name+".golden.md", b.Bytes())
+	}
+}
+
+// TestExtraColumns: a column the launcher's probe measured gets medians.
+func TestExtraColumns(t *testing.T) {
+	rows := readRows(t, "cbench.tsv")
+	for i, r := range rows {
+		r["wire_bytes"] = strconv.Itoa(1000 * (i + 1))
+	}
+	var b bytes.Buffer
+	C(&b, rows)
+	for _, want := range []string{
+		"| variant | write MiB/s | read MiB/s | write / best host | read / best host | wire_bytes | ok |",
+		// collperf's individual: launches 1 and 20.
+		"| individual | 198 | 259 | 1.00 | 1.00 | 10500 | 2/2 |",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("no %q in\n%s", want, b.String())
+		}
 	}
 }
 
