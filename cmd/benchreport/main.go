@@ -18,7 +18,8 @@
 // Subcommands run and report the other benchmarks, so that their parsing,
 // statistics and tables live here too:
 //
-//	benchreport cbench -root DIR   the C benchmarks (scripts/cbench.sh, make cbench)
+//	benchreport cbench -root DIR          the C benchmarks (scripts/cbench.sh, make cbench)
+//	benchreport pair DIR                  scripts/pair.sh's collperf JSON files
 package main
 
 import (
@@ -37,8 +38,10 @@ import (
 )
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == "cbench" {
-		os.Exit(cbenchMain(os.Args[2:]))
+	if len(os.Args) > 1 {
+		if sub, ok := subcommands[os.Args[1]]; ok {
+			os.Exit(sub(os.Args[2:]))
+		}
 	}
 	if err := run(os.Args[1:], os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "benchreport:", err)

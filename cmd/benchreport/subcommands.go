@@ -1,0 +1,51 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/collio/collio/cmd/benchreport/internal/cbench"
+	"github.com/collio/collio/cmd/benchreport/internal/pair"
+)
+
+// subcommands run or report the benchmarks of scripts/, which launch the
+// programs and leave their output to these.
+var subcommands = map[string]func(args []string) int{
+	"cbench": cbenchMain,
+	"pair":   pairMain,
+}
+
+// cbenchMain is "benchreport cbench": its settings come from the
+// environment (cbench.Usage); -root is the repository.
+func cbenchMain(args []string) int {
+	fs := flag.NewFlagSet("cbench", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	root := fs.String("root", ".", "the repository (bench/c, bin/)")
+	if err := fs.Parse(args); err == flag.ErrHelp {
+		fmt.Print(cbench.Usage)
+		return 0
+	} else if err != nil || fs.NArg() > 0 {
+		fmt.Fprint(os.Stderr, cbench.Usage)
+		return 2
+	}
+	return cbench.Main(*root, os.Getenv, os.Stderr)
+}
+
+// pairMain is "benchreport pair DIR" (scripts/pair.sh).
+func pairMain(args []string) int {
+	if len(args) != 1 {
+		fmt.Fprintln(os.Stderr, "usage: benchreport pair DIR   (DIR: collperf's collio-K.json, host-K.json, base-K.json)")
+		return 2
+	}
+	return done(pair.Report(os.Stdout, args[0]))
+}
+
+func done(err error) int {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchreport:", err)
+		return 1
+	}
+	return 0
+}
