@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/collio/collio/cmd/benchreport/internal/cbench"
 	"github.com/collio/collio/cmd/benchreport/internal/pair"
+	"github.com/collio/collio/cmd/benchreport/internal/pieces"
 )
 
 // subcommands run or report the benchmarks of scripts/, which launch the
@@ -15,6 +17,7 @@ import (
 var subcommands = map[string]func(args []string) int{
 	"cbench": cbenchMain,
 	"pair":   pairMain,
+	"pieces": piecesMain,
 }
 
 // cbenchMain is "benchreport cbench": its settings come from the
@@ -40,6 +43,29 @@ func pairMain(args []string) int {
 		return 2
 	}
 	return done(pair.Report(os.Stdout, args[0]))
+}
+
+// piecesMain is "benchreport pieces TSV MD" (scripts/pieces.sh): writes
+// MD and prints it.
+func piecesMain(args []string) int {
+	if len(args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: benchreport pieces TSV MD")
+		return 2
+	}
+	f, err := os.Open(args[0])
+	if err != nil {
+		return done(err)
+	}
+	defer f.Close()
+	var b bytes.Buffer
+	if err := pieces.Report(&b, f); err != nil {
+		return done(err)
+	}
+	if err := writeFile(args[1], b.Bytes()); err != nil {
+		return done(err)
+	}
+	_, err = os.Stdout.Write(b.Bytes())
+	return done(err)
 }
 
 func done(err error) int {
