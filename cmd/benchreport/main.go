@@ -21,6 +21,7 @@
 //	benchreport cbench -root DIR          the C benchmarks (scripts/cbench.sh, make cbench)
 //	benchreport pair DIR                  scripts/pair.sh's collperf JSON files
 //	benchreport pieces TSV MD             scripts/pieces.sh's records
+//	benchreport syscallcost -np N DIR MODE...   scripts/syscallcost.sh's launches
 package main
 
 import (

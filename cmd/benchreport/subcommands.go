@@ -10,14 +10,16 @@ import (
 	"github.com/collio/collio/cmd/benchreport/internal/cbench"
 	"github.com/collio/collio/cmd/benchreport/internal/pair"
 	"github.com/collio/collio/cmd/benchreport/internal/pieces"
+	"github.com/collio/collio/cmd/benchreport/internal/syscallcost"
 )
 
 // subcommands run or report the benchmarks of scripts/, which launch the
 // programs and leave their output to these.
 var subcommands = map[string]func(args []string) int{
-	"cbench": cbenchMain,
-	"pair":   pairMain,
-	"pieces": piecesMain,
+	"cbench":      cbenchMain,
+	"pair":        pairMain,
+	"pieces":      piecesMain,
+	"syscallcost": syscallcostMain,
 }
 
 // cbenchMain is "benchreport cbench": its settings come from the
@@ -66,6 +68,18 @@ func piecesMain(args []string) int {
 	}
 	_, err = os.Stdout.Write(b.Bytes())
 	return done(err)
+}
+
+// syscallcostMain is "benchreport syscallcost -np N DIR MODE..."
+// (scripts/syscallcost.sh).
+func syscallcostMain(args []string) int {
+	fs := flag.NewFlagSet("syscallcost", flag.ContinueOnError)
+	np := fs.Int("np", 4, "ranks per launch")
+	if err := fs.Parse(args); err != nil || fs.NArg() < 2 {
+		fmt.Fprintln(os.Stderr, "usage: benchreport syscallcost -np N DIR MODE...")
+		return 2
+	}
+	return done(syscallcost.Report(os.Stdout, fs.Arg(0), *np, fs.Args()[1:]))
 }
 
 func done(err error) int {
