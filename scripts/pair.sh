@@ -36,6 +36,8 @@ HOST=${HOST:-"--mca io ompio --mca fcoll individual"}
 INTERLEAVE=${INTERLEAVE:-0}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 [ -x "$root/bin/collperf" ] || (cd "$root" && go build -o bin/ ./cmd/collperf)
+# The medians and ratios: benchreport pair (cmd/benchreport, a module of its own).
+(cd "$root/cmd/benchreport" && go build -o "$root/bin/" .)
 BASE_HINTS=${BASE_HINTS:-$HINTS}
 if [ -z "${BASE:-}" ] && [ "$BASE_HINTS" != "$HINTS" ]; then
 	BASE=$root/bin/collperf
@@ -76,36 +78,4 @@ for k in $(seq "$N"); do
 	fi
 	echo "pair: $k/$N done" >&2
 done
-python3 - "$tmp" <<'PY'
-import glob, json, statistics, sys
-vals, ratios = {}, {}
-for f in sorted(glob.glob(sys.argv[1] + "/*.json")):
-    side = f.rsplit("/", 1)[1].split("-")[0]
-    launch = {}
-    for r in json.load(open(f))["results"]:
-        if r["op"] == "read" or r["iter"] > 1:
-            # In an interleaved launch the host's results come with the
-            # collio side's file: they are the host's.
-            who = "host" if r["kind"] == "mpiio" else side
-            for how, key in (("xfer", "xfer_mib_s"), ("span", "span_mib_s"), ("wall", "wall_mib_s")):
-                vals.setdefault((r["op"], who, how), []).append(r.get(key, 0))
-                launch.setdefault((r["op"], who, how), []).append(r.get(key, 0))
-    for (op, who, how), v in launch.items():
-        h = launch.get((op, "host", how))
-        if who != "host" and h and statistics.median(h) > 0:
-            ratios.setdefault((op, who, how), []).append(statistics.median(v) / statistics.median(h))
-for op in ("write", "read"):
-    for how, name in (("xfer", "coll_perf timing"), ("span", "transfer span"), ("wall", "IOR timing (open to close)")):
-        c, h = statistics.median(vals[(op, "collio", how)]), statistics.median(vals[(op, "host", how)])
-        n, m = len(vals[(op, "collio", how)]), len(vals[(op, "host", how)])
-        if h > 0:
-            print(f"{op}, {name}: collio median {c:.0f} MiB/s (n={n}), host {h:.0f} (n={m}), ratio {c / h:.3f}")
-        if (op, "base", how) in vals:
-            b = statistics.median(vals[(op, "base", how)])
-            print(f"{op}, {name}: base median {b:.0f} MiB/s, ratio {b / h:.3f}")
-        for who in ("collio", "base"):
-            if (op, who, how) in ratios:
-                rs = ratios[(op, who, how)]
-                print(f"{op}, {name}: {who}, median of {len(rs)} launches' own ratios {statistics.median(rs):.3f}"
-                      f" (range {min(rs):.3f}-{max(rs):.3f})")
-PY
+"$root/bin/benchreport" pair "$tmp"

@@ -39,6 +39,8 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_
 [ -f "$LIBCOLLIO" ] || { echo "pieces.sh: $LIBCOLLIO missing: run make lib" >&2; exit 2; }
 mkdir -p bin "$RESULTS"
 mpicc -O2 -Wall -o bin/pieces bench/c/pieces.c
+# The medians and the table: benchreport pieces (cmd/benchreport, a module of its own).
+(cd cmd/benchreport && go build -o ../../bin/ .)
 raw=$(mktemp -d)
 trap 'rm -rf "$raw"' EXIT
 tsv="$RESULTS/pieces.tsv"
@@ -80,47 +82,5 @@ for n in $COUNTS; do
 	done
 done
 
-python3 - "$tsv" "$RESULTS/pieces.md" <<'EOF'
-import json, statistics, sys
-tsv, out = sys.argv[1], sys.argv[2]
-rows = [l.rstrip("\n").split("\t") for l in open(tsv)][1:]
-cells, order = {}, []
-for n, np, v, rnd, line, stats in rows:
-    key = (int(n), int(np))
-    if key not in cells:
-        cells[key] = {}
-        order.append(key)
-    c = cells[key].setdefault(v, {"w": [], "r": [], "view": [], "parts": [], "failed": 0})
-    if line.startswith("FAILED"):
-        c["failed"] += 1
-        continue
-    f = dict(kv.split("=", 1) for kv in line.split()[1:])
-    c["w"].append(float(f["write_ns_piece"]))
-    c["r"].append(float(f["read_ns_piece"]))
-    c["view"].append(float(f["view_ns_piece"]))
-    if stats != "-":
-        s = json.loads(open(stats).readline())
-        cw = s["collective_write"]
-        c["parts"].append([cw[k]["max"] / int(n) for k in ("plan_ns", "req_exchange_ns", "shuffle_ns", "io_ns")])
-med = lambda xs: statistics.median(xs) if xs else float("nan")
-with open(out, "w") as o:
-    o.write("# Cost per piece: bench/c/pieces.c (scripts/pieces.sh)\n\n")
-    o.write("ns per piece over all pieces; medians of the rounds. write/read include set_view; view is the\n")
-    o.write("set_view alone. For collio, the slowest rank's write phases per piece (COLLIO_STATS).\n")
-    o.write("Ratio: the variant's write time to the best host variant's.\n\n")
-    for key in order:
-        n, np = key
-        o.write(f"## {n} pieces, np {np}\n\n")
-        o.write("| variant | write | read | view | write / best host | plan | request exchange | data exchange | file I/O |\n")
-        o.write("|---|---|---|---|---|---|---|---|---|\n")
-        host = [med(c["w"]) for v, c in cells[key].items() if not v.startswith("collio") and c["w"]]
-        best = min(host) if host else float("nan")
-        for v, c in cells[key].items():
-            parts = [med([p[i] for p in c["parts"]]) for i in range(4)] if c["parts"] else []
-            ps = " | ".join(f"{x:.1f}" for x in parts) if parts else " |  |  | "
-            fail = f" ({c['failed']} failed)" if c["failed"] else ""
-            o.write(f"| {v}{fail} | {med(c['w']):.1f} | {med(c['r']):.1f} | {med(c['view']):.1f} | {med(c['w'])/best:.2f} | {ps} |\n")
-        o.write("\n")
-print(open(out).read())
-EOF
+bin/benchreport pieces "$tsv" "$RESULTS/pieces.md"
 exit $failed

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+
+	"github.com/collio/collio/cmd/benchreport/internal/stats"
 )
 
 // benchReport is everything results/bench.json holds.
@@ -108,25 +110,16 @@ type memRow struct {
 	ReadOtherMax  int64  `json:"read_alloc_non_aggregator_max_bytes"`
 }
 
-// median of xs (the mean of the middle two for an even count); 0 for none.
+// median and ratio are stats' with 0 for none: the JSON report has no
+// room for a missing value, and the markdown shows 0 as "—".
 func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
+	m, _ := stats.Median(xs)
+	return m
 }
 
 func ratio(a, b float64) float64 {
-	if b <= 0 {
-		return 0
-	}
-	return a / b
+	r, _ := stats.Ratio(a, b)
+	return r
 }
 
 func addUnique[T comparable](xs []T, x T) []T {

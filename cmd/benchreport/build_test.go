@@ -11,16 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestMedian(t *testing.T) {
-	require.Equal(t, 0.0, median(nil))
-	require.Equal(t, 5.0, median([]float64{5}))
-	require.Equal(t, 2.0, median([]float64{3, 1, 2}))
-	require.Equal(t, 2.5, median([]float64{4, 1, 3, 2}))
-	xs := []float64{9, 1, 5}
-	median(xs)
-	require.Equal(t, []float64{9, 1, 5}, xs, "median must not reorder its input")
-}
-
 // synthetic builds one collperf JSON document: impl/kind with the given
 // write and read bandwidths, one result per repetition.
 func synthetic(label, dir, impl, kind string, write, read []float64) collperfRun {

@@ -14,6 +14,14 @@
 // A report of collperf runs only keeps collperf's original layout.
 //
 //	benchreport -in results/raw/20250101-120000 -md results/bench.md -json results/bench.json -cmd "scripts/bench.sh"
+//
+// Subcommands run and report the other benchmarks, so that their parsing,
+// statistics and tables live here too:
+//
+//	benchreport cbench -root DIR          the C benchmarks (scripts/cbench.sh, make cbench)
+//	benchreport pair DIR                  scripts/pair.sh's collperf JSON files
+//	benchreport pieces TSV MD             scripts/pieces.sh's records
+//	benchreport syscallcost -np N DIR MODE...   scripts/syscallcost.sh's launches
 package main
 
 import (
@@ -32,6 +40,11 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 {
+		if sub, ok := subcommands[os.Args[1]]; ok {
+			os.Exit(sub(os.Args[2:]))
+		}
+	}
 	if err := run(os.Args[1:], os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "benchreport:", err)
 		os.Exit(1)

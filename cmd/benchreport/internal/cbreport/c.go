@@ -1,0 +1,89 @@
+package cbreport
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/collio/collio/cmd/benchreport/internal/records"
+)
+
+// C writes the C programs' part: the example commands of the first cell,
+// the summary of collio against the best host variant, and a table per
+// cell.
+func C(w io.Writer, rows []records.Row) {
+	progs, dirs, nps, sizes, vs := order(rows, "program"), order(rows, "dir"), order(rows, "np"), order(rows, "size"), order(rows, "variant")
+	extra := extraColumns(rows, records.Columns)
+	gs := groups{}
+	calls := map[string]string{}
+	for _, r := range rows {
+		cols := append([]string{"write_MiBs", "read_MiBs", "write_us", "read_us"}, extra...)
+		gs.at(r.Get("program"), r.Get("dir"), r.Get("np"), r.Get("size"), r.Get("variant")).add(r, cols...)
+		calls[r.Get("program")+"\x00"+r.Get("size")] = r.Get("calls")
+	}
+
+	fmt.Fprintf(w, "## Example commands (round 1, np %s, %s, %s)\n\n```sh\n", nps[0], dirs[0], sizes[0])
+	for _, r := range rows {
+		if r.Get("round") == "1" && r.Get("np") == nps[0] && r.Get("dir") == dirs[0] && r.Get("size") == sizes[0] {
+			fmt.Fprintln(w, r.Get("command"))
+		}
+	}
+	fmt.Fprintf(w, "```\n\n")
+
+	fmt.Fprintf(w, "## Summary: collio (automatic) / best host variant\n\n")
+	fmt.Fprintf(w, "| program | dir | np | size | write MiB/s: collio / best host (which) | ratio | read MiB/s: collio / best host (which) | ratio |\n")
+	fmt.Fprintf(w, "|---|---|---|---|---|---|---|---|\n")
+	for _, p := range progs {
+		for _, d := range dirs {
+			for _, n := range nps {
+				for _, s := range sizes {
+					cell := []string{p, d, n, s}
+					fmt.Fprintf(w, "| %s | %s | %s | %s |", p, d, n, s)
+					for _, col := range []string{"write_MiBs", "read_MiBs"} {
+						hb, hv, hok := best(gs, cell, vs, col, higher)
+						cm, cok := gs.get(p, d, n, s, "collio").median(col)
+						fmt.Fprintf(w, " %s / %s (%s) | %s |", mibs(cm, cok), mibs(hb, hok), hv, ratio(cm, cok, hb, hok))
+					}
+					fmt.Fprintln(w)
+				}
+			}
+		}
+	}
+	fmt.Fprintln(w)
+
+	for _, p := range progs {
+		fmt.Fprintf(w, "## %s\n\n", p)
+		us := p == "callcost"
+		for _, d := range dirs {
+			for _, n := range nps {
+				for _, s := range sizes {
+					cell := []string{p, d, n, s}
+					fmt.Fprintf(w, "### %s · %s · np %s · %s per call and rank (%s calls per phase)\n\n", p, d, n, s, calls[p+"\x00"+s])
+					bw, bwv, bwok := best(gs, cell, vs, "write_MiBs", higher)
+					br, brv, brok := best(gs, cell, vs, "read_MiBs", higher)
+					hdr, sep := "| variant | write MiB/s | read MiB/s | write / best host | read / best host |", "|---|---|---|---|---|"
+					if us {
+						hdr, sep = hdr+" write µs/call | read µs/call |", sep+"---|---|"
+					}
+					for _, c := range extra {
+						hdr, sep = hdr+" "+c+" |", sep+"---|"
+					}
+					fmt.Fprintf(w, "%s ok |\n%s---|\n", hdr, sep)
+					for _, v := range vs {
+						g := gs.get(p, d, n, s, v)
+						wm, wok := g.median("write_MiBs")
+						rm, rok := g.median("read_MiBs")
+						fmt.Fprintf(w, "| %s | %s | %s | %s | %s |", v, mibs(wm, wok), mibs(rm, rok), ratio(wm, wok, bw, bwok), ratio(rm, rok, br, brok))
+						if us {
+							fmt.Fprintf(w, " %s | %s |", mibs(g.median("write_us")), mibs(g.median("read_us")))
+						}
+						for _, c := range extra {
+							fmt.Fprintf(w, " %s |", mibs(g.median(c)))
+						}
+						fmt.Fprintf(w, " %s |\n", g.okText())
+					}
+					fmt.Fprintf(w, "\nBest host variant: write %s, read %s.\n\n", bwv, brv)
+				}
+			}
+		}
+	}
+}
