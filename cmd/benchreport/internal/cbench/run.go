@@ -24,8 +24,29 @@ import (
 // Main runs cbench with the settings of getenv and returns the exit
 // status: 0 when every launch and check passed, 1 otherwise, 2 for bad
 // settings. Progress goes to stderr.
+//
+// With CLUSTER=NxP every launch runs across the emulated cluster (see
+// cluster.go), which is brought up first when it is not.
 func Main(root string, getenv func(string) string, stderr io.Writer, probes ...Probe) int {
-	s, err := FromEnv(root, getenv)
+	cl, err := clusterFromEnv(root, getenv)
+	if err == nil && cl != nil {
+		err = cl.checkNP(getenv)
+		if err == nil {
+			err = cl.up(stderr)
+		}
+		if err == nil {
+			defer cl.down(stderr)
+			getenv = cl.env(getenv)
+			probes = append(probes, cl.probe())
+		}
+	}
+	var s *Settings
+	if err == nil {
+		s, err = FromEnv(root, getenv)
+	}
+	if err == nil && cl != nil {
+		s.Cluster = fmt.Sprintf("CLUSTER=%dx%d FS=%s", cl.nodes, cl.ppn, cl.fs)
+	}
 	if err == nil {
 		var r *runner
 		if r, err = newRunner(s, stderr, probes); err == nil {

@@ -71,6 +71,9 @@ Settings (environment):
   LIBCOLLIO=bin/libcollio.so   the library to preload (make lib)
   MPICC=mpicc MPIRUN=mpirun MPIRUN_ARGS=   compiler, launcher (a command and its first arguments, e.g.
                            a wrapper that runs mpirun elsewhere), extra launcher arguments
+  CLUSTER=NxP FS=gluster   run across the emulated cluster (bin/vcluster, as root): N compute nodes of P
+                           ranks, files on GlusterFS (FS=shared: the nodes' shared directory); sets MPIRUN,
+                           NP, E3SM_NP, DIRS and E3SM_DIRS, and adds wire_bytes and storage_bytes columns
   LAUNCH_TIMEOUT=300       seconds before a launch is killed (and reported as failed)
   RESULTS=results          output directory (cbench.md, cbench.tsv, cbench-logs/)
 
@@ -108,6 +111,9 @@ type Settings struct {
 	MPIRunArgs    []string
 	LaunchTimeout int
 	Results       string
+	// Cluster is "CLUSTER=NxP FS=..." when the launches run across the
+	// emulated cluster (cluster.go).
+	Cluster string
 }
 
 // BadSetting is an error in the settings (exit status 2).
@@ -314,7 +320,9 @@ func (s *Settings) Rerun() string {
 			fmt.Fprintf(&b, " E3SM_ARGS='%s'", s.E3SMArgs)
 		}
 	}
-	if len(s.MPIRun) != 1 || s.MPIRun[0] != "mpirun" {
+	if s.Cluster != "" {
+		fmt.Fprintf(&b, " %s", s.Cluster)
+	} else if len(s.MPIRun) != 1 || s.MPIRun[0] != "mpirun" {
 		fmt.Fprintf(&b, " MPIRUN=%s", q(s.MPIRun))
 	}
 	if len(s.MPIRunArgs) > 0 {
