@@ -175,7 +175,7 @@ clean:
 	rm -rf $(BIN)
 
 # The C shared library (cmd/libcollio): collio's C API and a drop-in
-# replacement of the host MPI's MPI_File_* functions (see cmd/libcollio/README.md).
+# replacement of the host MPI's MPI_File_* functions (see docs/c-library.md; how it works: cmd/libcollio/README.md).
 #   make lib                          bin/libcollio.so and bin/collio.h
 #   make install [PREFIX=/usr/local]  lib/libcollio.so, include/collio.h, lib/pkgconfig/collio.pc under PREFIX
 #   make test-c                       C programs on NP ranks: host MPI-IO vs collio linked and preloaded,
