@@ -9,6 +9,7 @@
  *
  *   file_manage.c    MPI_File_open, close, delete, size, info, view, seek, ...
  *   file_xfer.c      MPI_File_read_at, write_all, iread_shared, ...: the transfers
+ *                    (generated: go generate, from internal/xfergen's table)
  *   xfer.c           what a transfer function does on a collio file
  *   requests.c       generalized requests; MPI_Wait/Test*, MPI_Request_free
  *   errcodes.c       error codes registered with the host MPI, with collio's message
