@@ -12,9 +12,9 @@ import (
 // collioGoFinalize waits for the copies of the E10 cache's deferred closes
 // (e10_cache_deferred_close), which run in goroutines that would die with
 // the process, and returns the MPI class of their errors (the message is
-// the last error). shim.c's MPI_Finalize calls it before PMPI_Finalize.
-// MPI itself is the program's: internal/mpi.Finalize must not be called
-// here (its MPI_Finalize is shim.c's).
+// the last error). MPI_Finalize (init_finalize.c) calls it before
+// PMPI_Finalize. MPI itself is the program's: internal/mpi.Finalize must
+// not be called here (its MPI_Finalize is init_finalize.c's).
 //
 //export collioGoFinalize
 func collioGoFinalize() C.int {

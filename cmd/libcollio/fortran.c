@@ -2,13 +2,13 @@
  *
  * Open MPI's Fortran bindings (libmpi_mpifh: mpif.h and `use mpi`; the
  * mpi_f08 wrappers of libmpi_usempif08 call the same ompi_*_f functions)
- * call PMPI_File_* directly, so the C MPI_File_* of shim.c never see a
+ * call PMPI_File_* directly, so the C MPI_File_* of libcollio never see a
  * Fortran program's calls. This file defines every Fortran symbol the host
  * exports for the MPI_File_* family and MPI_Finalize (ompi_x_f, mpi_x,
  * mpi_x_, mpi_x__, MPI_X, MPI_X_f, MPI_X_f08 and their pmpi variants, all
  * aliases of one function), converts the Fortran arguments and calls the C
- * functions of shim.c, which serve collio's files and pass the others to the
- * host MPI-IO.
+ * MPI_File_* functions (file_manage.c, file_xfer.c, ...), which serve
+ * collio's files and pass the others to the host MPI-IO.
  *
  * The pmpi_ names are replaced too: a Fortran handle of a collio file means
  * nothing to the host's PMPI layer, so a profiling layer's pmpi_ call on it
@@ -511,7 +511,7 @@ ALIASES(file_create_errhandler, FILE_CREATE_ERRHANDLER, File_create_errhandler, 
 
 /* -------------------------------------------------------------- finalize */
 
-/* MPI_Finalize waits for the E10 cache's deferred closes (shim.c). */
+/* MPI_Finalize waits for the E10 cache's deferred closes (init_finalize.c). */
 #define P_FINALIZE (MPI_Fint * ierr)
 void collio_finalize_f P_FINALIZE;
 void collio_finalize_f P_FINALIZE { set_ierr(ierr, MPI_Finalize()); }

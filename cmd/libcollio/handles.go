@@ -13,7 +13,7 @@ import (
 )
 
 // Handles. An MPI_File that collio returns is an address inside a
-// PROT_NONE reservation (shim.c): pointer-sized, unique while the file is
+// PROT_NONE reservation (handles.c): pointer-sized, unique while the file is
 // open, never MPI_FILE_NULL, not a Go pointer, and recognisable by range, so
 // a stray use by an un-intercepted Open MPI function faults at once instead
 // of corrupting memory. Slot i is base + i*slotBytes; slots are reused after

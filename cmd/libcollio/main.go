@@ -5,11 +5,12 @@
 // when they are linked with libcollio (before libmpi) or run with
 // mpirun -x LD_PRELOAD=/path/libcollio.so.
 //
-// shim.c holds the C definitions with the exact prototypes of mpi.h (cgo
-// cannot express const in exported signatures); it forwards to the Go
-// exports of this package with plain C types. Files whose path is passed
-// through (COLLIO_PASSTHROUGH, or a config rule) are opened with
-// PMPI_File_open, and every later call on their handle goes to PMPI_File_*.
+// The C files (one per concern, listed in shim_internal.h) hold the
+// definitions with the exact prototypes of mpi.h (cgo cannot express const
+// in exported signatures); they forward to the Go exports of this package
+// with plain C types. Files whose path is passed through
+// (COLLIO_PASSTHROUGH, or a config rule) are opened with PMPI_File_open,
+// and every later call on their handle goes to PMPI_File_*.
 //
 // README.md in this directory documents the environment variables, the
 // per-path hints configuration file and the shared file pointer scheme.
@@ -158,7 +159,7 @@ func setLastError(msg string) {
 }
 
 // fail records err as the last error and returns its MPI class. It also
-// hands the message to shim.c for the calling thread (fail runs on the
+// hands the message to errcodes.c for the calling thread (fail runs on the
 // thread of the C call that entered Go), where the MPI_File_* function
 // returning the error turns class and message into an error code
 // registered with the host MPI, so MPI_Error_string shows the message.

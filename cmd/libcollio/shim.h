@@ -1,5 +1,6 @@
-/* Internal declarations shared by shim.c and the Go side of libcollio.
- * Not installed: the public header is collio.h. */
+/* Internal declarations shared by the C files and the Go side of
+ * libcollio (cgo preambles include it; what only the C files share is in
+ * shim_internal.h). Not installed: the public header is collio.h. */
 #ifndef COLLIO_SHIM_H
 #define COLLIO_SHIM_H
 
@@ -27,7 +28,7 @@ enum {
 	COLLIO_OPEN_CAPI = 1 /* opened through collio_open: never passed through */
 };
 
-/* Handles: addresses inside a PROT_NONE reservation (see handles.go). */
+/* Handles: addresses inside a PROT_NONE reservation (handles.c, handles.go). */
 void *collio_handle_base(void);
 size_t collio_handle_span(void);
 int collio_is_ours(const void *h);
@@ -45,7 +46,7 @@ int collio_world_rank(void);
  * MPI_Add_error_string (both with lengths, not NUL-terminated). */
 void collio_note_error(int cls, const char *full, int nfull, const char *msg, int nmsg);
 
-/* Error handlers (shim.c). */
+/* Error handlers (errhandlers.c). */
 MPI_Errhandler collio_default_errhandler(void);
 int collio_errhandler_retain(MPI_Errhandler eh);
 void collio_errhandler_release(MPI_Errhandler eh);

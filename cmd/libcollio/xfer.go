@@ -305,7 +305,7 @@ func (x *asyncXfer) finish() (int64, error) {
 	return n, err
 }
 
-// collioGoIStart starts a nonblocking collective transfer for shim.c's
+// collioGoIStart starts a nonblocking collective transfer for requests.c's
 // generalized request g: *token names it for collioGoIFinish and
 // collioGoIRelease. When the transfer completes, collio_greq_ready(g)
 // completes the request: from a goroutine, or at once when the transfer
@@ -343,7 +343,7 @@ func collioGoIStart(h C.uintptr_t, op C.int, off C.longlong, buf unsafe.Pointer,
 	return C.MPI_SUCCESS
 }
 
-// collioGoIFinish hands over a completed transfer (shim.c's query
+// collioGoIFinish hands over a completed transfer (requests.c's query
 // function, on the thread that waits): its byte count and error.
 //
 //export collioGoIFinish
