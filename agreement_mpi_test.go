@@ -12,7 +12,7 @@ import (
 
 	"github.com/collio/collio"
 	"github.com/collio/collio/internal/comm"
-	"github.com/collio/collio/internal/mpitest"
+	"github.com/collio/collio/internal/mpirunner"
 )
 
 // With collio_error_agreement=deferred (the default), a collective write
@@ -44,9 +44,9 @@ func TestDeferredErrorUnderMPI(t *testing.T) {
 		{"strategy_independent", collio.Hints{"collio_strategy": "independent"}, false},
 		{"automatic", collio.Hints{"romio_ds_write": "disable"}, true}, // no interleaving: independent
 	}
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
 		p, r := c.Size(), c.Rank()
-		dir := mpitest.TempDir(t, c)
+		dir := mpirunner.TempDir(t, c)
 		const rec = 512
 		for _, st := range strategies {
 			for _, nx := range next {
@@ -95,12 +95,12 @@ func TestDeferredErrorUnderMPI(t *testing.T) {
 // not meet at once: the file's next synchronizing call reports it on
 // every rank, and the file is usable again after that.
 func TestDeferredMismatchAtSync(t *testing.T) {
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
 		p, r := c.Size(), c.Rank()
 		if p < 2 {
 			t.Skip("needs 2 ranks")
 		}
-		path := filepath.Join(mpitest.TempDir(t, c), "f")
+		path := filepath.Join(mpirunner.TempDir(t, c), "f")
 		seed(t, c, path, pattern(64*p, 9, 9))
 		f, err := collio.Open(c, path, collio.ModeRdWr,
 			collio.Hints{"romio_cb_write": "disable", "romio_cb_read": "disable", "collio_collective_timeout": "15"})
@@ -133,9 +133,9 @@ func TestDeferredMismatchAtSync(t *testing.T) {
 // posted two before). The data is checked, a mismatch made while skipping is
 // reported at the next sync, and a new view starts the learning again.
 func TestAutomaticRepeatsIndependent(t *testing.T) {
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
 		p, r := c.Size(), c.Rank()
-		path := filepath.Join(mpitest.TempDir(t, c), "f")
+		path := filepath.Join(mpirunner.TempDir(t, c), "f")
 		const piece = 8 << 10 // above the small-piece rule, so independent
 		const calls = 40
 		f, err := collio.Open(c, path, collio.ModeCreate|collio.ModeRdWr, collio.Hints{"collio_collective_timeout": "15"})
@@ -198,7 +198,7 @@ func TestAutomaticRepeatsIndependent(t *testing.T) {
 // that evaluates it synchronizes and returns it on every rank, through
 // MPI's nonblocking Allgather. The calls in between succeed elsewhere.
 func TestBackgroundCheckCarriesErrorUnderMPI(t *testing.T) {
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
 		p, r := c.Size(), c.Rank()
 		if p < 2 {
 			t.Skip("needs two ranks")
@@ -208,7 +208,7 @@ func TestBackgroundCheckCarriesErrorUnderMPI(t *testing.T) {
 		// failure at call 40 rides on 49's, which the second point after
 		// it, call 241, evaluates.
 		const reported = 241
-		path := "faulty:" + filepath.Join(mpitest.TempDir(t, c), "f")
+		path := "faulty:" + filepath.Join(mpirunner.TempDir(t, c), "f")
 		h := collio.Hints{"collio_fault": fmt.Sprintf("eio_call=write:%d", failAt+1), "collio_fault_ranks": strconv.Itoa(p - 1),
 			"collio_collective_timeout": "15"}
 		f, err := collio.Open(c, path, collio.ModeCreate|collio.ModeRdWr, h)

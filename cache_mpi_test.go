@@ -16,7 +16,7 @@ import (
 
 	"github.com/collio/collio"
 	"github.com/collio/collio/internal/comm"
-	"github.com/collio/collio/internal/mpitest"
+	"github.com/collio/collio/internal/mpirunner"
 )
 
 const cacheBlock = 64 << 10
@@ -37,9 +37,9 @@ func cachedHints(dir string, kv ...string) collio.Hints {
 func TestCacheUnderMPI(t *testing.T) {
 	for _, flush := range []string{"flush_immediate", "flush_onclose", "flush_none"} {
 		t.Run(flush, func(t *testing.T) {
-			mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+			mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
 				p, r := c.Size(), c.Rank()
-				dir := mpitest.TempDir(t, c)
+				dir := mpirunner.TempDir(t, c)
 				path := filepath.Join(dir, "f")
 				cacheDir := filepath.Join(dir, "cache")
 				// Slow global writes keep the copies behind the calls.
@@ -118,9 +118,9 @@ func TestCacheCopyErrorUnderMPI(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.rule, func(t *testing.T) {
-			mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+			mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
 				p, r := c.Size(), c.Rank()
-				dir := mpitest.TempDir(t, c)
+				dir := mpirunner.TempDir(t, c)
 				cacheDir := filepath.Join(dir, "cache")
 				f, err := collio.Open(c, "faulty:"+filepath.Join(dir, "f"), collio.ModeCreate|collio.ModeRdWr,
 					cachedHints(cacheDir, "cb_nodes", strconv.Itoa(p), "collio_fault", tc.rule, "collio_fault_ranks", strconv.Itoa(p-1)))

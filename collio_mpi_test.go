@@ -32,7 +32,7 @@ import (
 	"github.com/collio/collio"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/mpi"
-	"github.com/collio/collio/internal/mpitest"
+	"github.com/collio/collio/internal/mpirunner"
 )
 
 // ---------------------------------------------------------------------------
@@ -41,7 +41,7 @@ import (
 // checkpoint makes the ranks leave the test together: if the test has
 // failed on any rank so far, it stops on every rank here, instead of
 // leaving some ranks waiting in a collective that the failed rank never
-// enters (which mpitest would only end after its agreement timeout).
+// enters (which mpirunner would only end after its agreement timeout).
 func checkpoint(t *testing.T, c comm.Comm) {
 	t.Helper()
 	var bad int64
@@ -433,7 +433,7 @@ var readVariants = []readVariant{
 func TestHostEquality(t *testing.T) {
 	for _, sc := range shapeCases {
 		t.Run(sc.name, func(t *testing.T) {
-			mpitest.Run(t, func(t *testing.T, c comm.Comm) { runShape(t, c, sc) })
+			mpirunner.Run(t, func(t *testing.T, c comm.Comm) { runShape(t, c, sc) })
 		})
 	}
 }
@@ -483,7 +483,7 @@ func runShapeWith(t *testing.T, c comm.Comm, sc shapeCase, vars []writeVariant, 
 	e.total = sumInt64(t, c, int64(sh.nbytes))
 	e.vars = vars
 
-	dir := mpitest.TempDir(t, c)
+	dir := mpirunner.TempDir(t, c)
 	e.paths["host"] = filepath.Join(dir, sc.name+".host")
 	e.writeHost()
 	for _, v := range e.vars {
@@ -819,14 +819,14 @@ func absent(t *testing.T, c comm.Comm, path string) {
 }
 
 func mpiRun(t *testing.T, name string, fn func(t *testing.T, c comm.Comm)) {
-	t.Run(name, func(t *testing.T) { mpitest.Run(t, fn) })
+	t.Run(name, func(t *testing.T) { mpirunner.Run(t, fn) })
 }
 
 func TestErrorsUnderMPI(t *testing.T) {
 	content := pattern(300, 9, 9)
 
 	mpiRun(t, "not-found", func(t *testing.T, c comm.Comm) {
-		dir := mpitest.TempDir(t, c)
+		dir := mpirunner.TempDir(t, c)
 		path := filepath.Join(dir, "missing")
 		for _, mode := range []collio.Mode{collio.ModeRdOnly, collio.ModeRdWr, collio.ModeWrOnly} {
 			f, err := collio.Open(c, path, mode, nil)
@@ -848,7 +848,7 @@ func TestErrorsUnderMPI(t *testing.T) {
 	})
 
 	mpiRun(t, "exists", func(t *testing.T, c comm.Comm) {
-		path := filepath.Join(mpitest.TempDir(t, c), "existing")
+		path := filepath.Join(mpirunner.TempDir(t, c), "existing")
 		seed(t, c, path, content)
 		f, err := collio.Open(c, path, collio.ModeCreate|collio.ModeExcl|collio.ModeWrOnly, nil)
 		if f != nil {
@@ -859,7 +859,7 @@ func TestErrorsUnderMPI(t *testing.T) {
 	})
 
 	mpiRun(t, "bad-hint", func(t *testing.T, c comm.Comm) {
-		dir := mpitest.TempDir(t, c)
+		dir := mpirunner.TempDir(t, c)
 		fresh := filepath.Join(dir, "fresh")
 		f, err := collio.Open(c, fresh, collio.ModeCreate|collio.ModeWrOnly, collio.Hints{"romio_cb_write": "sometimes"})
 		if f != nil {
@@ -902,7 +902,7 @@ func TestErrorsUnderMPI(t *testing.T) {
 		if c.Size() < 2 {
 			t.Skip("needs 2 ranks")
 		}
-		path := filepath.Join(mpitest.TempDir(t, c), "f")
+		path := filepath.Join(mpirunner.TempDir(t, c), "f")
 		last := c.Size() - 1
 		h := collio.Hints{"cb_buffer_size": "1048576"}
 		if c.Rank() == last {
@@ -920,7 +920,7 @@ func TestErrorsUnderMPI(t *testing.T) {
 	})
 
 	mpiRun(t, "filetype-not-etype-multiple", func(t *testing.T, c comm.Comm) {
-		path := filepath.Join(mpitest.TempDir(t, c), "f")
+		path := filepath.Join(mpirunner.TempDir(t, c), "f")
 		seed(t, c, path, content)
 		// Every rank but the last passes a valid view (16 bytes of ints
 		// over 8-byte etypes); the last passes 12 bytes.
@@ -949,7 +949,7 @@ func TestErrorsUnderMPI(t *testing.T) {
 	})
 
 	mpiRun(t, "read-only", func(t *testing.T, c comm.Comm) {
-		path := filepath.Join(mpitest.TempDir(t, c), "f")
+		path := filepath.Join(mpirunner.TempDir(t, c), "f")
 		seed(t, c, path, content)
 		f, err := collio.Open(c, path, collio.ModeRdOnly, nil)
 		together(t, c, err, "open")
@@ -984,7 +984,7 @@ func TestErrorsUnderMPI(t *testing.T) {
 // that cover rank 0's bytes). Every iteration writes new values, so an
 // update lost to a stale read-modify-write shows up in the file.
 func TestSievingConcurrentWriters(t *testing.T) {
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
 		if c.Size() < 2 {
 			t.Skip("needs 2 ranks")
 		}
@@ -1008,7 +1008,7 @@ func TestSievingConcurrentWriters(t *testing.T) {
 			ft, err = collio.Contiguous(1, collio.Byte) // writes nothing
 		}
 		together(t, c, err, "building the view")
-		path := filepath.Join(mpitest.TempDir(t, c), "race")
+		path := filepath.Join(mpirunner.TempDir(t, c), "race")
 		// Rank 0 sieves in 64-byte windows, so each of its windows holds one
 		// piece and no hole; rank 1 in one window over the whole range.
 		// (ind_wr_buffer_size need not agree between ranks.)

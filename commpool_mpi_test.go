@@ -14,7 +14,7 @@ import (
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/commpool"
 	"github.com/collio/collio/internal/mpi"
-	"github.com/collio/collio/internal/mpitest"
+	"github.com/collio/collio/internal/mpirunner"
 )
 
 // Opens on one communicator reuse the private duplicate an earlier close
@@ -22,8 +22,8 @@ import (
 // keeps at most commpool.MaxIdle; freeing the application's communicator
 // frees them all. The data written through reused duplicates is checked.
 func TestOpenKeepsPrivateCommunicators(t *testing.T) {
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
-		dir := mpitest.TempDir(t, c)
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
+		dir := mpirunner.TempDir(t, c)
 		before := mpi.Created()
 		user, err := c.Dup()
 		require.NoError(t, err)

@@ -26,7 +26,7 @@ import (
 	"github.com/collio/collio"
 	"github.com/collio/collio/cache"
 	"github.com/collio/collio/internal/comm"
-	"github.com/collio/collio/internal/mpitest"
+	"github.com/collio/collio/internal/mpirunner"
 	"github.com/collio/collio/internal/reftest"
 )
 
@@ -122,7 +122,7 @@ type diskFull struct {
 func newDiskFull(t *testing.T, c comm.Comm) *diskFull {
 	t.Helper()
 	p, r := c.Size(), c.Rank()
-	d := &diskFull{t: t, c: c, dir: mpitest.TempDir(t, c), per: 73000/p + 7}
+	d := &diskFull{t: t, c: c, dir: mpirunner.TempDir(t, c), per: 73000/p + 7}
 	d.mnt = mountSmall(t, c, d.dir, dfMountSize)
 	d.ballast = filepath.Join(d.mnt, "ballast")
 	d.path = filepath.Join(d.mnt, "f")

@@ -22,7 +22,7 @@ import (
 
 	"github.com/collio/collio"
 	"github.com/collio/collio/internal/comm"
-	"github.com/collio/collio/internal/mpitest"
+	"github.com/collio/collio/internal/mpirunner"
 	"github.com/collio/collio/internal/reftest"
 )
 
@@ -75,7 +75,7 @@ type faultCase struct {
 // fltPiece-byte pieces in fltSlot-byte slots interleaved by rank.
 func newFaultCase(t *testing.T, c comm.Comm, h collio.Hints, oldShare float64) *faultCase {
 	p, r := c.Size(), c.Rank()
-	fc := &faultCase{t: t, c: c, path: filepath.Join(mpitest.TempDir(t, c), "f"), h: h}
+	fc := &faultCase{t: t, c: c, path: filepath.Join(mpirunner.TempDir(t, c), "f"), h: h}
 	ft, err := collio.Resized(collio.Bytes(fltPiece), 0, int64(p*fltSlot))
 	together(t, c, err, "filetype")
 	fc.ft = ft
@@ -192,14 +192,14 @@ type writeFault struct {
 // the read of a read-modify-write) or read (EIO on its second read). Every
 // rank returns the same error, class and text, from that call, none
 // reports bytes moved, and nothing hangs (collio_collective_timeout turns
-// a rank that waits for a call the others left into an error; mpitest
+// a rank that waits for a call the others left into an error; mpirunner
 // aborts a rank stuck in MPI). After a failed write every byte of the
 // file is either what it held before the call or the call's new byte
 // there; after a failed read the file is unchanged. Then the file is
 // whole again: the same handle rewrites (or rereads) it and gets the
 // reference.
 func TestFaultOnOneRankUnderMPI(t *testing.T) {
-	p := mpitest.Size()
+	p := mpirunner.Size()
 	// The lowest failing rank's error is the one every rank returns: the
 	// faulty rank is first once and last once.
 	bads := []string{"0"}

@@ -20,7 +20,7 @@ import (
 
 	"github.com/collio/collio"
 	"github.com/collio/collio/internal/comm"
-	"github.com/collio/collio/internal/mpitest"
+	"github.com/collio/collio/internal/mpirunner"
 )
 
 // serverVariants are the writes of TestIOServersUnderMPI's view shapes.
@@ -39,7 +39,7 @@ var serverReads = []readVariant{
 }
 
 func TestIOServersUnderMPI(t *testing.T) {
-	mpitest.Run(t, func(t *testing.T, w comm.Comm) {
+	mpirunner.Run(t, func(t *testing.T, w comm.Comm) {
 		for _, servers := range []int{1, 2} {
 			if servers < w.Size() {
 				withServers(t, w, servers)
@@ -85,7 +85,7 @@ func computeCases(t *testing.T, c comm.Comm, size int) {
 		t.Run(sc.name, func(t *testing.T) { runShapeWith(t, c, sc, serverVariants, serverReads) })
 		checkpoint(t, c)
 	}
-	dir := mpitest.TempDir(t, c)
+	dir := mpirunner.TempDir(t, c)
 	serverRewrites(t, c, filepath.Join(dir, "rewrites"))
 	serverWriteError(t, c, filepath.Join(dir, "eio"))
 	serverBigWrite(t, c, filepath.Join(dir, "big"))

@@ -12,7 +12,7 @@ import (
 
 	"github.com/collio/collio"
 	"github.com/collio/collio/internal/comm"
-	"github.com/collio/collio/internal/mpitest"
+	"github.com/collio/collio/internal/mpirunner"
 )
 
 // fileCall is one collective call on an open file.
@@ -47,11 +47,11 @@ func collectiveCalls() []fileCall {
 // rank when nobody was closing, and locally, with ErrBadFile, on the ranks
 // that were not closing when some were (those closed the file already).
 func TestMismatchedCallPairs(t *testing.T) {
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
 		if c.Size() < 2 {
 			t.Skip("needs 2 ranks")
 		}
-		dir := mpitest.TempDir(t, c)
+		dir := mpirunner.TempDir(t, c)
 		content := pattern(4096, 9, 9)
 		calls := collectiveCalls()
 		for i, a := range calls {
@@ -94,11 +94,11 @@ func TestMismatchedCallPairs(t *testing.T) {
 // hung until it was killed: rank 0 syncs and then closes, the others close
 // at once.
 func TestMismatchedSyncAndClose(t *testing.T) {
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
 		if c.Size() < 2 {
 			t.Skip("needs 2 ranks")
 		}
-		path := filepath.Join(mpitest.TempDir(t, c), "sync-close")
+		path := filepath.Join(mpirunner.TempDir(t, c), "sync-close")
 		f, err := collio.Open(c, path, collio.ModeCreate|collio.ModeRdWr, collio.Hints{"collio_collective_timeout": "5"})
 		together(t, c, err, "open")
 		if err != nil {
@@ -126,11 +126,11 @@ func TestMismatchedSyncAndClose(t *testing.T) {
 // then finds rank 0's abandoned sync and returns an error too. Nobody
 // hangs.
 func TestCallNeverJoined(t *testing.T) {
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
 		if c.Size() < 2 {
 			t.Skip("needs 2 ranks")
 		}
-		path := filepath.Join(mpitest.TempDir(t, c), "never-joined")
+		path := filepath.Join(mpirunner.TempDir(t, c), "never-joined")
 		f, err := collio.Open(c, path, collio.ModeCreate|collio.ModeRdWr, collio.Hints{"collio_collective_timeout": "1"})
 		together(t, c, err, "open")
 		if err != nil {

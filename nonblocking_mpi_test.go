@@ -13,7 +13,7 @@ import (
 
 	"github.com/collio/collio"
 	"github.com/collio/collio/internal/comm"
-	"github.com/collio/collio/internal/mpitest"
+	"github.com/collio/collio/internal/mpirunner"
 )
 
 // Nonblocking collective transfers, for every strategy and the E10 cache:
@@ -22,9 +22,9 @@ import (
 // of what they wrote; the files compared byte for byte with the expected
 // bytes of every rank.
 func TestNonblockingCollective(t *testing.T) {
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
 		p, r := c.Size(), c.Rank()
-		dir := mpitest.TempDir(t, c)
+		dir := mpirunner.TempDir(t, c)
 		cacheDir := filepath.Join(dir, "cache")
 		if r == 0 {
 			os.MkdirAll(cacheDir, 0o755)
@@ -150,9 +150,9 @@ func nonblockingFile(p, block, n, ops, i int) []byte {
 // that move data agree at once), the file stays usable; closing with a
 // transfer not waited for fails on every rank naming it, and closes.
 func TestNonblockingErrorsAndClose(t *testing.T) {
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
 		p, r := c.Size(), c.Rank()
-		dir := mpitest.TempDir(t, c)
+		dir := mpirunner.TempDir(t, c)
 		// Every rank's first write fails: whichever ranks aggregate.
 		h := collio.Hints{"collio_strategy": "twophase", "cb_nodes": strconv.Itoa(p), "collio_fault": "eio_call=write:1",
 			"collio_collective_timeout": "20"}

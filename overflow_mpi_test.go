@@ -14,7 +14,7 @@ import (
 
 	"github.com/collio/collio"
 	"github.com/collio/collio/internal/comm"
-	"github.com/collio/collio/internal/mpitest"
+	"github.com/collio/collio/internal/mpirunner"
 )
 
 // Offsets whose byte positions do not fit in int64, under mpirun. With
@@ -25,12 +25,12 @@ import (
 func TestOverflowMPI(t *testing.T) {
 	const wrap = 1<<61 + 1
 	const last = math.MaxInt64 / 8 // byte 2^63-8: one etype there ends at 2^63
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
 		p, r := c.Size(), c.Rank()
 		bad := p - 1
 		badRank := fmt.Sprintf("(rank %d)", bad)
 		wrapped := fmt.Sprintf("offset %d", int64(wrap))
-		dir := mpitest.TempDir(t, c)
+		dir := mpirunner.TempDir(t, c)
 		path := filepath.Join(dir, "overflow")
 		f, err := collio.Open(c, path, collio.ModeCreate|collio.ModeRdWr, collio.Hints{"collio_collective_timeout": "20"})
 		together(t, c, err, "open")

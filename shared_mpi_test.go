@@ -15,7 +15,7 @@ import (
 	"github.com/collio/collio"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/mpi"
-	"github.com/collio/collio/internal/mpitest"
+	"github.com/collio/collio/internal/mpirunner"
 )
 
 // orderedData is rank r's data in round k of the ordered writes: a
@@ -33,9 +33,9 @@ func orderedData(r, k int) []byte {
 // rank's offsets and the shared pointer follow rank order; ReadOrdered
 // reads the data back.
 func TestOrderedMatchesHost(t *testing.T) {
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
 		p, r := c.Size(), c.Rank()
-		dir := mpitest.TempDir(t, c)
+		dir := mpirunner.TempDir(t, c)
 		const rounds = 3
 		ft, err := collio.Resized(collio.Int32, 0, 12)
 		together(t, c, err, "filetype")
@@ -124,9 +124,9 @@ func sharedRecord(r, i int) []byte {
 // PositionShared agree on every rank; bad arguments fail with the same
 // clear error on every rank.
 func TestSharedPointer(t *testing.T) {
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
 		p, r := c.Size(), c.Rank()
-		dir := mpitest.TempDir(t, c)
+		dir := mpirunner.TempDir(t, c)
 		path := filepath.Join(dir, "shared")
 		const per = 50
 		h := collio.Hints{"collio_collective_timeout": "20"}

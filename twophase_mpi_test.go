@@ -22,7 +22,7 @@ import (
 	"github.com/collio/collio/driver/ufs"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/mpi"
-	"github.com/collio/collio/internal/mpitest"
+	"github.com/collio/collio/internal/mpirunner"
 )
 
 // Strategy names as Stats reports them.
@@ -425,8 +425,8 @@ func TestCollectiveNothingToDo(t *testing.T) {
 		{"independent", collio.Hints{"romio_cb_write": "disable", "romio_cb_read": "disable"}, stratIndependent},
 		{"automatic", nil, ""},
 	}
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
-		dir := mpitest.TempDir(t, c)
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
+		dir := mpirunner.TempDir(t, c)
 		ft, err := collio.Vector(4, 2, 3*c.Size(), collio.Int32)
 		together(t, c, err, "building the view")
 		for _, tc := range cases {
@@ -489,12 +489,12 @@ func TestMismatchedCollectives(t *testing.T) {
 		// TestDeferredMismatchAtSync.
 		{"independent", collio.Hints{"romio_cb_write": "disable", "romio_cb_read": "disable", "collio_error_agreement": "immediate"}},
 	}
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
 		p, r := c.Size(), c.Rank()
 		if p < 2 {
 			t.Skip("needs 2 ranks")
 		}
-		dir := mpitest.TempDir(t, c)
+		dir := mpirunner.TempDir(t, c)
 		// 8-byte records round-robin: the accesses interleave.
 		ct, err := collio.Contiguous(8, collio.Byte)
 		var ft *collio.Type
@@ -590,9 +590,9 @@ func TestMixedCollectiveForms(t *testing.T) {
 		{"tam", collio.Hints{"collio_strategy": "tam", "collio_node_size": "2"}},
 		{"independent", collio.Hints{"romio_cb_write": "disable", "romio_cb_read": "disable"}},
 	}
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
 		p, r := c.Size(), c.Rank()
-		dir := mpitest.TempDir(t, c)
+		dir := mpirunner.TempDir(t, c)
 		const rec = 24 // bytes per rank per call
 		for _, tc := range cases {
 			path := filepath.Join(dir, tc.name)

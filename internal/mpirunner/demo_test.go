@@ -1,6 +1,6 @@
 //go:build cgo
 
-package mpitest_test
+package mpirunner_test
 
 import (
 	"os"
@@ -10,14 +10,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/collio/collio/internal/comm"
-	"github.com/collio/collio/internal/mpitest"
+	"github.com/collio/collio/internal/mpirunner"
 )
 
 // Deliberate failures that show what a failing MPI test looks like. They
 // are skipped unless MPITEST_DEMO_FAIL=1:
 //
 //	MPITEST_DEMO_FAIL=1 MPITEST_AGREE_TIMEOUT=5s MPI_NP=4 \
-//	  go test -count=1 -p 1 -exec "$PWD/scripts/mpiexec.sh" -run Demo ./internal/mpitest/
+//	  go test -count=1 -p 1 -exec "$PWD/scripts/mpiexec.sh" -run Demo ./internal/mpirunner/
 //
 // Expected: TestDemoErrorOnOneRank and TestDemoPanicOnOneRank fail on every
 // rank with "test failed on ranks [2]" and rank 2's message; the plain test
@@ -31,12 +31,12 @@ func demo(t *testing.T) int {
 	if os.Getenv("MPITEST_DEMO_FAIL") != "1" {
 		t.Skip("deliberate failure; set MPITEST_DEMO_FAIL=1 to see it")
 	}
-	return min(2, mpitest.Size()-1) // the rank that fails
+	return min(2, mpirunner.Size()-1) // the rank that fails
 }
 
 func TestDemoErrorOnOneRank(t *testing.T) {
 	bad := demo(t)
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
 		require.NoError(t, c.Barrier())
 		if c.Rank() == bad {
 			t.Errorf("deliberate failure on rank %d", c.Rank())
@@ -46,7 +46,7 @@ func TestDemoErrorOnOneRank(t *testing.T) {
 
 func TestDemoPanicOnOneRank(t *testing.T) {
 	bad := demo(t)
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
 		require.NoError(t, c.Barrier())
 		if c.Rank() == bad {
 			var m map[string]int
@@ -56,15 +56,15 @@ func TestDemoPanicOnOneRank(t *testing.T) {
 }
 
 func TestDemoPlainFailure(t *testing.T) {
-	if mpitest.Rank() == demo(t) {
-		t.Errorf("deliberate failure outside mpitest.Run on rank %d", mpitest.Rank())
+	if mpirunner.Rank() == demo(t) {
+		t.Errorf("deliberate failure outside mpirunner.Run on rank %d", mpirunner.Rank())
 	}
 }
 
 // Runs last: it ends the job.
 func TestDemoFatalBeforeCollective(t *testing.T) {
 	bad := demo(t)
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
 		if c.Rank() == bad {
 			t.Fatalf("deliberate t.Fatal on rank %d before a barrier", c.Rank())
 		}
@@ -77,7 +77,7 @@ func TestDemoFatalBeforeCollective(t *testing.T) {
 // a loop would; the others wait for it in the agreement and abort the job.
 func TestDemoHangOnOneRank(t *testing.T) {
 	bad := demo(t)
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
 		require.NoError(t, c.Barrier())
 		if c.Rank() == bad {
 			time.Sleep(time.Hour)

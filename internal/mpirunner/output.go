@@ -1,6 +1,6 @@
 //go:build cgo
 
-package mpitest
+package mpirunner
 
 import (
 	"bufio"
@@ -35,9 +35,9 @@ var rankOut *rankLog
 
 // redirectOutput points fds 1 and 2 of this process to a fresh temp file.
 func redirectOutput(rank int) (*rankLog, error) {
-	f, err := os.CreateTemp("", fmt.Sprintf("mpitest-rank%d-*.log", rank))
+	f, err := os.CreateTemp("", fmt.Sprintf("mpirunner-rank%d-*.log", rank))
 	if err != nil {
-		return nil, fmt.Errorf("mpitest: creating the rank %d log: %w", rank, err)
+		return nil, fmt.Errorf("mpirunner: creating the rank %d log: %w", rank, err)
 	}
 	// Unlink at once: the open descriptor keeps the file while we need it
 	// and nothing is left behind when the rank dies.
@@ -45,20 +45,20 @@ func redirectOutput(rank int) (*rankLog, error) {
 	saved, err := unix.Dup(2)
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("mpitest: saving stderr: %w", err)
+		return nil, fmt.Errorf("mpirunner: saving stderr: %w", err)
 	}
 	for _, fd := range []int{1, 2} {
 		if err := unix.Dup2(int(f.Fd()), fd); err != nil {
 			f.Close()
 			unix.Close(saved)
-			return nil, fmt.Errorf("mpitest: redirecting fd %d to the rank log: %w", fd, err)
+			return nil, fmt.Errorf("mpirunner: redirecting fd %d to the rank log: %w", fd, err)
 		}
 	}
 	term := os.NewFile(uintptr(saved), "stderr")
 	// A crash (an unrecovered panic, -test.timeout's goroutine dump) ends
 	// the process before any replay; let it reach the terminal too.
 	if err := debug.SetCrashOutput(term, debug.CrashOptions{}); err != nil {
-		fmt.Fprintf(term, "mpitest: rank %d: crash output stays in the rank log: %v\n", rank, err)
+		fmt.Fprintf(term, "mpirunner: rank %d: crash output stays in the rank log: %v\n", rank, err)
 	}
 	return &rankLog{rank: rank, file: f, term: term}, nil
 }
@@ -133,7 +133,7 @@ func (l *rankLog) failureText() []string {
 	defer l.mu.Unlock()
 	data, err := io.ReadAll(io.NewSectionReader(l.file, 0, l.offset()))
 	if err != nil {
-		return []string{fmt.Sprintf("mpitest: reading the rank log: %v", err)}
+		return []string{fmt.Sprintf("mpirunner: reading the rank log: %v", err)}
 	}
 	return failureLines(data)
 }

@@ -1,6 +1,6 @@
 //go:build cgo
 
-package mpitest
+package mpirunner
 
 import (
 	"fmt"
@@ -29,7 +29,7 @@ func abortJob(why string, code int, wait time.Duration) {
 			if rankOut != nil {
 				rankOut.replay()
 			}
-			msg := fmt.Sprintf("mpitest: rank %d: %s; aborting the job", Rank(), why)
+			msg := fmt.Sprintf("mpirunner: rank %d: %s; aborting the job", Rank(), why)
 			if rankOut != nil {
 				fmt.Fprintf(rankOut.term, "[rank %d] %s\n", rankOut.rank, msg)
 			} else {

@@ -1,6 +1,6 @@
 //go:build cgo
 
-package mpitest_test
+package mpirunner_test
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/collio/collio/internal/mpitest"
+	"github.com/collio/collio/internal/mpirunner"
 )
 
 // envBeforeInit is this process's environment before TestMain's MPI_Init,
@@ -32,8 +32,8 @@ var envBeforeInit = os.Environ()
 // It runs in the unit tier, where this binary is a singleton; under mpirun
 // it skips, as every rank would start jobs of its own.
 func TestFailuresUnderMpirun(t *testing.T) {
-	if mpitest.Size() > 1 {
-		t.Skip("launches mpirun itself; runs in the unit tier (go test ./internal/mpitest)")
+	if mpirunner.Size() > 1 {
+		t.Skip("launches mpirun itself; runs in the unit tier (go test ./internal/mpirunner)")
 	}
 	if _, err := exec.LookPath("mpirun"); err != nil {
 		t.Skip("no mpirun in PATH: the harness's failure paths under mpirun are not checked")
@@ -74,8 +74,8 @@ func TestFailuresUnderMpirun(t *testing.T) {
 			`--- FAIL: TestDemoErrorOnOneRank .*\n.*test failed on ranks \[2\] \(rank 2: demo_test\.go:\d+: deliberate failure on rank 2\)`,
 			`--- FAIL: TestDemoPanicOnOneRank .*\n.*test failed on ranks \[2\] \(rank 2: .*panic in the test body: assignment to entry in nil map\)`,
 			// A failure outside Run shows only in rank 2's replayed log.
-			`\[rank 2\] .*deliberate failure outside mpitest\.Run on rank 2`,
-			`(?m)^mpitest: tests failed on ranks \[0 1 2\]$`, // every rank failed a test
+			`\[rank 2\] .*deliberate failure outside mpirunner\.Run on rank 2`,
+			`(?m)^mpirunner: tests failed on ranks \[0 1 2\]$`, // every rank failed a test
 			`(?m)^FAIL$`,
 		} {
 			require.Regexp(t, regexp.MustCompile(want), out)
@@ -93,14 +93,14 @@ func TestFailuresUnderMpirun(t *testing.T) {
 		require.Equal(t, 1, code, out)
 		require.Less(t, took, bound, out)
 		// Rank 2 sleeps; whichever of the others gives up first aborts.
-		require.Regexp(t, `mpitest: rank [01]: test TestDemoHangOnOneRank could not agree with the other ranks; aborting the job`, out)
+		require.Regexp(t, `mpirunner: rank [01]: test TestDemoHangOnOneRank could not agree with the other ranks; aborting the job`, out)
 	})
 	t.Run("rank leaves before a collective", func(t *testing.T) {
 		code, out, took := launch("^TestDemoFatalBeforeCollective$", "MPITEST_AGREE_TIMEOUT="+agree.String())
 		require.Equal(t, 1, code, out)
 		require.Less(t, took, bound, out)
 		require.Regexp(t, `\[rank 2\] .*deliberate t\.Fatal on rank 2 before a barrier`, out)
-		require.Contains(t, out, "mpitest: rank 2: test TestDemoFatalBeforeCollective could not agree with the other ranks; aborting the job")
-		require.False(t, strings.Contains(out, "mpitest: tests failed on ranks"), "aborted before the final agreement:\n%s", out)
+		require.Contains(t, out, "mpirunner: rank 2: test TestDemoFatalBeforeCollective could not agree with the other ranks; aborting the job")
+		require.False(t, strings.Contains(out, "mpirunner: tests failed on ranks"), "aborted before the final agreement:\n%s", out)
 	})
 }

@@ -1,6 +1,6 @@
 //go:build cgo
 
-package mpitest_test
+package mpirunner_test
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/mpi"
-	"github.com/collio/collio/internal/mpitest"
+	"github.com/collio/collio/internal/mpirunner"
 )
 
 var (
@@ -22,16 +22,16 @@ var (
 )
 
 func TestWorld(t *testing.T) {
-	assert.Equal(t, mpi.World().Rank(), mpitest.Rank())
-	assert.Equal(t, mpi.World().Size(), mpitest.Size())
-	assert.Equal(t, mpitest.Size(), mpitest.World().Size())
-	assert.GreaterOrEqual(t, mpitest.Size(), 1)
+	assert.Equal(t, mpi.World().Rank(), mpirunner.Rank())
+	assert.Equal(t, mpi.World().Size(), mpirunner.Size())
+	assert.Equal(t, mpirunner.Size(), mpirunner.World().Size())
+	assert.GreaterOrEqual(t, mpirunner.Size(), 1)
 }
 
 func TestRunGivesPrivateComm(t *testing.T) {
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
-		assert.Equal(t, mpitest.Rank(), c.Rank())
-		assert.Equal(t, mpitest.Size(), c.Size())
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
+		assert.Equal(t, mpirunner.Rank(), c.Rank())
+		assert.Equal(t, mpirunner.Size(), c.Size())
 		mc, ok := c.(mpi.Comm)
 		require.True(t, ok)
 		assert.NotEqual(t, mpi.World().Fint(), mc.Fint(), "not WORLD itself")
@@ -48,7 +48,7 @@ func TestRunFreedThePreviousComm(t *testing.T) {
 func TestRunAgreesWhenAllPass(t *testing.T) {
 	for i := range 3 {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
-			mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+			mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
 				sum := []int64{int64(c.Rank())}
 				require.NoError(t, c.AllreduceInt64(sum, sum, comm.OpSum))
 				n := int64(c.Size())
@@ -59,8 +59,8 @@ func TestRunAgreesWhenAllPass(t *testing.T) {
 }
 
 func TestTempDirIsShared(t *testing.T) {
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
-		dir := mpitest.TempDir(t, c)
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
+		dir := mpirunner.TempDir(t, c)
 		require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprint(c.Rank())), []byte("x"), 0o644))
 		require.NoError(t, c.Barrier())
 		entries, err := os.ReadDir(dir)

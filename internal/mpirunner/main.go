@@ -1,17 +1,17 @@
 //go:build cgo
 
-// Package mpitest runs Go tests under mpirun: only rank 0's output reaches
+// Package mpirunner runs Go tests under mpirun: only rank 0's output reaches
 // the terminal, every rank agrees on pass/fail, and a rank that leaves a
 // collective early makes the job end instead of hang.
 //
 // Use it from TestMain and run the package through the launcher script:
 //
-//	func TestMain(m *testing.M) { mpitest.Main(m) }
+//	func TestMain(m *testing.M) { mpirunner.Main(m) }
 //
 //	MPI_NP=4 go test -p 1 -exec "$PWD/scripts/mpiexec.sh" ./internal/mpi/
 //
 // Without mpirun the tests run as a 1-rank MPI singleton.
-package mpitest
+package mpirunner
 
 import (
 	"encoding/binary"
@@ -37,13 +37,13 @@ func init() { runtime.LockOSThread() }
 func Main(m *testing.M) {
 	provided, err := mpi.Init()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "mpitest:", err)
+		fmt.Fprintln(os.Stderr, "mpirunner:", err)
 		os.Exit(2)
 	}
 	world := mpi.World()
 	rank, size := world.Rank(), world.Size()
 	if size > 1 && provided < mpi.ThreadMultiple {
-		fmt.Fprintf(os.Stderr, "mpitest: rank %d: MPI provides only %v; aborting a stuck job may fail\n", rank, provided)
+		fmt.Fprintf(os.Stderr, "mpirunner: rank %d: MPI provides only %v; aborting a stuck job may fail\n", rank, provided)
 	}
 	if rank != 0 {
 		if rankOut, err = redirectOutput(rank); err != nil {
@@ -117,14 +117,14 @@ func finish(rank, code int) int {
 		gatherWithin(world, []byte{0}, timeout)
 		time.Sleep(50 * time.Millisecond)
 		if rank == 0 {
-			fmt.Printf("mpitest: tests failed on ranks %v\n", failed)
+			fmt.Printf("mpirunner: tests failed on ranks %v\n", failed)
 			if code == 0 {
 				fmt.Println("FAIL")
 			}
 		}
 	}
 	if err := mpi.Finalize(); err != nil {
-		fmt.Fprintln(os.Stderr, "mpitest:", err)
+		fmt.Fprintln(os.Stderr, "mpirunner:", err)
 		worst = max(worst, 1)
 	}
 	return worst

@@ -1,6 +1,6 @@
 //go:build cgo
 
-package mpitest
+package mpirunner
 
 import (
 	"os"

@@ -1,6 +1,6 @@
 //go:build cgo
 
-package mpitest
+package mpirunner
 
 import (
 	"encoding/binary"
@@ -19,9 +19,9 @@ func TempDir(t *testing.T, c comm.Comm) string {
 	t.Helper()
 	var dir string
 	if c.Rank() == 0 {
-		d, err := os.MkdirTemp(os.Getenv("MPITEST_TMPDIR"), "mpitest-")
+		d, err := os.MkdirTemp(os.Getenv("MPITEST_TMPDIR"), "mpirunner-")
 		if err != nil {
-			t.Errorf("mpitest.TempDir: %v", err)
+			t.Errorf("mpirunner.TempDir: %v", err)
 		} else {
 			dir = d
 		}
@@ -31,29 +31,29 @@ func TempDir(t *testing.T, c comm.Comm) string {
 	n := make([]byte, 8)
 	binary.LittleEndian.PutUint64(n, uint64(len(dir)))
 	if err := c.Bcast(n, 0); err != nil {
-		t.Fatalf("mpitest.TempDir: broadcasting the path length: %v", err)
+		t.Fatalf("mpirunner.TempDir: broadcasting the path length: %v", err)
 	}
 	path := make([]byte, binary.LittleEndian.Uint64(n))
 	copy(path, dir)
 	if err := c.Bcast(path, 0); err != nil {
-		t.Fatalf("mpitest.TempDir: broadcasting the path: %v", err)
+		t.Fatalf("mpirunner.TempDir: broadcasting the path: %v", err)
 	}
 	if len(path) == 0 {
-		t.Fatal("mpitest.TempDir: rank 0 could not create the directory")
+		t.Fatal("mpirunner.TempDir: rank 0 could not create the directory")
 	}
 	t.Cleanup(func() {
 		// Wait for every rank, but never forever: a rank may have left.
 		if _, err := gatherWithin(c, []byte{0}, agreeTimeout()); err != nil {
-			t.Logf("mpitest.TempDir: not removing %s: %v", path, err)
+			t.Logf("mpirunner.TempDir: not removing %s: %v", path, err)
 			return
 		}
 		if c.Rank() == 0 {
 			if err := os.RemoveAll(string(path)); err != nil {
-				t.Errorf("mpitest.TempDir: removing %s: %v", path, err)
+				t.Errorf("mpirunner.TempDir: removing %s: %v", path, err)
 			}
 		}
 		if _, err := gatherWithin(c, []byte{0}, agreeTimeout()); err != nil {
-			t.Logf("mpitest.TempDir: waiting for the removal of %s: %v", path, err)
+			t.Logf("mpirunner.TempDir: waiting for the removal of %s: %v", path, err)
 		}
 	})
 	return string(path)

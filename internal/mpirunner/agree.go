@@ -1,6 +1,6 @@
 //go:build cgo
 
-package mpitest
+package mpirunner
 
 import (
 	"errors"
@@ -14,7 +14,7 @@ import (
 
 // errAgreeTimeout means some rank did not reach the agreement in time,
 // usually because it is stuck in a collective that this rank left early.
-var errAgreeTimeout = errors.New("mpitest: ranks did not agree in time")
+var errAgreeTimeout = errors.New("mpirunner: ranks did not agree in time")
 
 // defaultAgreeTimeout bounds every agreement unless MPITEST_AGREE_TIMEOUT
 // says otherwise.
@@ -24,7 +24,7 @@ const defaultAgreeTimeout = 60 * time.Second
 func agreeTimeout() time.Duration {
 	d, err := parseAgreeTimeout(os.Getenv("MPITEST_AGREE_TIMEOUT"))
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "mpitest: %v; using %v\n", err, d)
+		fmt.Fprintf(os.Stderr, "mpirunner: %v; using %v\n", err, d)
 	}
 	return d
 }

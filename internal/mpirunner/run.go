@@ -1,6 +1,6 @@
 //go:build cgo
 
-package mpitest
+package mpirunner
 
 import (
 	"encoding/binary"
@@ -42,11 +42,11 @@ var agreedFailures atomic.Int64
 func Run(t *testing.T, fn func(t *testing.T, c comm.Comm)) {
 	t.Helper()
 	if !mpi.Initialized() || mpi.Finalized() {
-		t.Fatal("mpitest.Run: MPI is not running; use mpitest.Main in TestMain")
+		t.Fatal("mpirunner.Run: MPI is not running; use mpirunner.Main in TestMain")
 	}
 	c, err := mpi.World().DupComm()
 	if err != nil {
-		t.Fatalf("mpitest.Run: duplicating WORLD: %v", err)
+		t.Fatalf("mpirunner.Run: duplicating WORLD: %v", err)
 	}
 	var stuck bool
 	// Registered first, so it runs after the cleanups fn registers (for
@@ -54,7 +54,7 @@ func Run(t *testing.T, fn func(t *testing.T, c comm.Comm)) {
 	t.Cleanup(func() {
 		if !stuck {
 			if err := c.Free(); err != nil {
-				t.Errorf("mpitest.Run: freeing the test communicator: %v", err)
+				t.Errorf("mpirunner.Run: freeing the test communicator: %v", err)
 			}
 		}
 	})
@@ -89,7 +89,7 @@ func agreeOnTest(t *testing.T, start int64) bool {
 	timeout := agreeTimeout()
 	all, err := gatherWithin(mpi.World(), rec, timeout)
 	if err != nil {
-		t.Errorf("mpitest: ranks did not agree on the outcome within %v (%v): some rank is probably stuck "+
+		t.Errorf("mpirunner: ranks did not agree on the outcome within %v (%v): some rank is probably stuck "+
 			"in a collective this rank did not enter; the job will be aborted", timeout, err)
 		abortJob("test "+t.Name()+" could not agree with the other ranks", 1, abortGrace)
 		return false
