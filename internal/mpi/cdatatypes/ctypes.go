@@ -1,9 +1,9 @@
-// Package mpitesting is test support for package mpi, in a package of its
-// own because cgo is not allowed in _test.go files: it builds datatypes in
-// C, as an application would, and packs them with MPI_Pack, so that the
-// tests can check Layout against MPI's own view of them. Nothing in collio
-// proper imports it, so the library does not carry it.
-package mpitesting
+// Package cdatatypes builds MPI datatypes in C, as an application would,
+// and packs them with MPI_Pack, so that package mpi's tests can check
+// Layout against MPI's own view of them. It is test support in a package
+// of its own because cgo is not allowed in _test.go files. Nothing in
+// collio proper imports it, so the library does not carry it.
+package cdatatypes
 
 // #cgo pkg-config: ompi-c
 // #include <mpi.h>

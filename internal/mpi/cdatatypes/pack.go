@@ -1,4 +1,4 @@
-package mpitesting
+package cdatatypes
 
 // MPI_Pack as ground truth for decoding.
 
