@@ -27,7 +27,7 @@ import (
 	"github.com/collio/collio/cache"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/mpirunner"
-	"github.com/collio/collio/internal/reftest"
+	"github.com/collio/collio/internal/refmodel"
 )
 
 const (
@@ -133,10 +133,10 @@ func newDiskFull(t *testing.T, c comm.Comm) *diskFull {
 		d.data = append(d.data, pattern(d.per, r, k+1))
 	}
 	// The reference: where each rank's bytes of each call go, expanded by
-	// internal/reftest, independently of the code under test.
+	// internal/refmodel, independently of the code under test.
 	for q := range p {
 		for k := range dfCalls {
-			offs := reftest.FileOffsets(reftest.Access{Disp: int64(q * dfSlot), Filetype: ft, DataStart: int64(k * d.per), Size: int64(d.per)})
+			offs := refmodel.FileOffsets(refmodel.Access{Disp: int64(q * dfSlot), Filetype: ft, DataStart: int64(k * d.per), Size: int64(d.per)})
 			src := pattern(d.per, q, k+1)
 			for i, off := range offs {
 				for int64(len(d.want)) <= off {

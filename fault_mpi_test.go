@@ -23,7 +23,7 @@ import (
 	"github.com/collio/collio"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/mpirunner"
-	"github.com/collio/collio/internal/reftest"
+	"github.com/collio/collio/internal/refmodel"
 )
 
 const (
@@ -83,7 +83,7 @@ func newFaultCase(t *testing.T, c comm.Comm, h collio.Hints, oldShare float64) *
 	fc.old = pattern(int(float64(end)*oldShare), 9, 9)
 	fc.want = append([]byte(nil), fc.old...)
 	for q := range p {
-		offs := reftest.FileOffsets(reftest.Access{Disp: int64(q * fltSlot), Filetype: ft, Size: fltPer})
+		offs := refmodel.FileOffsets(refmodel.Access{Disp: int64(q * fltSlot), Filetype: ft, Size: fltPer})
 		src := pattern(fltPer, q, fltSalt)
 		for i, off := range offs {
 			for int64(len(fc.want)) <= off {

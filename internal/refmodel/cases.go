@@ -1,4 +1,4 @@
-package reftest
+package refmodel
 
 import (
 	"math/rand/v2"

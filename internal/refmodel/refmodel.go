@@ -1,8 +1,10 @@
-// Package reftest computes, for tests of the collective strategies, where
-// every data byte of an access goes: by expanding the layouts block by
-// block, independently of layout.Stream, which the strategies use. The
-// strategies' tests build their reference files from it.
-package reftest
+// Package refmodel is the byte-level reference model of the tests of the
+// collective strategies: where every data byte of an access goes, found by
+// expanding the layouts block by block, independently of layout.Stream,
+// which the strategies use, and so what a sequence of writes leaves in a
+// file. The strategies' tests build their reference files from it, and
+// draw their cases with its helpers.
+package refmodel
 
 import "github.com/collio/collio/layout"
 
