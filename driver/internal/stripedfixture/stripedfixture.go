@@ -1,8 +1,8 @@
-// Package stripedtest holds what the tests of every striped driver
+// Package stripedfixture holds what the tests of every striped driver
 // (driver/lustre, driver/beegfs) share: a stand-in for the kernel that
 // records the ioctls, and the setup and common checks of the tests on a
 // real mount.
-package stripedtest
+package stripedfixture
 
 import (
 	"os"
