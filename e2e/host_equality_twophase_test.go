@@ -1,6 +1,6 @@
 //go:build cgo
 
-package collio_test
+package e2e
 
 // Two-phase collective buffering under MPI: the write variants that force
 // it (and its knobs) for TestHostEquality, the shapes that stress it, and

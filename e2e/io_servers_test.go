@@ -1,6 +1,6 @@
 //go:build cgo
 
-package collio_test
+package e2e
 
 // I/O server ranks under MPI: with 1 and 2 servers (np 4 and 3 leave 3, 2
 // or 1 compute ranks), files written through the servers are byte for byte

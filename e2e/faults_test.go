@@ -1,6 +1,6 @@
 //go:build cgo
 
-package collio_test
+package e2e
 
 // A fault on one rank (collio_fault_ranks) in the middle of a collective
 // write or read, under mpirun, for every strategy that moves data between
@@ -9,7 +9,7 @@ package collio_test
 // rank that leaves a round early, or a rank left waiting in a collective,
 // shows up as a different error or a hang.
 //
-//	MPI_NP=4 go test -count=1 -p 1 -exec $PWD/scripts/mpiexec.sh -run TestFault -v .
+//	MPI_NP=4 go test -count=1 -p 1 -exec $PWD/scripts/mpiexec.sh -run TestFault -v ./e2e
 
 import (
 	"bytes"

@@ -1,6 +1,6 @@
 //go:build cgo
 
-package collio_test
+package e2e
 
 import (
 	"bytes"

@@ -1,6 +1,6 @@
 //go:build cgo
 
-package collio_test
+package e2e
 
 // The E10 cache under MPI, beyond the cached variants of TestHostEquality:
 // collective calls over data that other ranks' caches still hold, and copy

@@ -1,12 +1,12 @@
 //go:build cgo
 
-package collio_test
+package e2e
 
 // End-to-end tests under MPI: files written through collio must be byte
 // for byte the files the host MPI-IO (Open MPI's OMPIO or ROMIO) writes for
 // the same program, and errors must reach every rank alike. Run them with
 //
-//	MPI_NP=4 go test -count=1 -p 1 -exec $PWD/scripts/mpiexec.sh .
+//	MPI_NP=4 go test -count=1 -p 1 -exec $PWD/scripts/mpiexec.sh ./e2e
 //
 // (and MPI_NP=3); plain `go test .` runs them as a 1-rank singleton.
 //
@@ -427,7 +427,7 @@ var readVariants = []readVariant{
 // MPI_File_write_at_all writes, and reading them back through collio gives
 // the data written. Collective writes also run through each strategy, and
 // for most shapes through two-phase with each of its knobs varied
-// (variantsFor, in twophase_mpi_test.go); Stats() shows that the intended
+// (variantsFor, in host_equality_twophase_test.go); Stats() shows that the intended
 // strategy ran, and each such file is read back with ReadAtAll under the
 // same hints.
 func TestHostEquality(t *testing.T) {

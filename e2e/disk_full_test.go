@@ -1,6 +1,6 @@
 //go:build linux && cgo
 
-package collio_test
+package e2e
 
 // A real disk-full test: the file lives on a small tmpfs that rank 0
 // mounts for the test, partly filled by a ballast file, and every
@@ -10,7 +10,7 @@ package collio_test
 // E10 cache's copy to the global file meets the same full file system.
 // Where mounting is not permitted the test skips, saying why.
 //
-//	MPI_NP=4 go test -count=1 -p 1 -exec $PWD/scripts/mpiexec.sh -run TestDiskFull -v .
+//	MPI_NP=4 go test -count=1 -p 1 -exec $PWD/scripts/mpiexec.sh -run TestDiskFull -v ./e2e
 
 import (
 	"bytes"
