@@ -3,10 +3,12 @@
 package e2e
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -155,5 +157,105 @@ func TestCallNeverJoined(t *testing.T) {
 			t.Errorf("rank %d: close while rank 0 had given up succeeded", c.Rank())
 		}
 		checkpoint(t, c)
+	})
+}
+
+// TestMismatchedCollectives: ranks in different collective calls on the
+// same file all get ErrNotSame with the same text, nothing is written, no
+// rank hangs, and the file stays usable for matching calls.
+func TestMismatchedCollectives(t *testing.T) {
+	content := pattern(4096, 5, 5)
+	cases := []struct {
+		name  string
+		hints collio.Hints
+	}{
+		{"twophase", cbHints("cb_buffer_size", "64")},
+		{"twophase-noindep", collio.Hints{"romio_no_indep_rw": "true", "cb_config_list": "*:*"}},
+		// Deferred agreement makes these calls unsynchronized: see
+		// TestDeferredMismatchAtSync.
+		{"independent", collio.Hints{"romio_cb_write": "disable", "romio_cb_read": "disable", "collio_error_agreement": "immediate"}},
+	}
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
+		p, r := c.Size(), c.Rank()
+		if p < 2 {
+			t.Skip("needs 2 ranks")
+		}
+		dir := mpirunner.TempDir(t, c)
+		// 8-byte records round-robin: the accesses interleave.
+		ct, err := collio.Contiguous(8, collio.Byte)
+		var ft *collio.Type
+		if err == nil {
+			ft, err = collio.Resized(ct, 0, int64(8*p))
+		}
+		together(t, c, err, "building the view")
+		data := pattern(256, r, 7)
+		for _, tc := range cases {
+			path := filepath.Join(dir, tc.name)
+			seed(t, c, path, content)
+			h := collio.Hints{"collio_collective_timeout": "15"}
+			for k, v := range tc.hints {
+				h[k] = v
+			}
+			f, err := collio.Open(c, path, collio.ModeRdWr, h)
+			together(t, c, err, "%s: open", tc.name)
+			err = f.SetView(int64(8*r), collio.Byte, ft, nil)
+			if err != nil {
+				f.Close()
+			}
+			together(t, c, err, "%s: set_view", tc.name)
+
+			// Rank 0 reads while the others write.
+			if r == 0 {
+				_, err = f.ReadAtAll(make([]byte, len(data)), 0)
+			} else {
+				_, err = f.WriteAtAll(data, 0)
+			}
+			msg := expectError(t, c, err, collio.ErrNotSame, tc.name+": read_at_all against write_at_all", true)
+			if r == 0 && msg != "" {
+				t.Logf("%s: %s", tc.name, msg)
+			}
+			// The last rank reads at its file pointer while the others
+			// write at an offset: the forms may mix, the directions not.
+			if r == p-1 {
+				_, err = f.ReadAll(make([]byte, len(data)))
+			} else {
+				_, err = f.WriteAtAll(data, 0)
+			}
+			expectError(t, c, err, collio.ErrNotSame, tc.name+": read_all against write_at_all", true)
+			if pos := f.Position(); pos != 0 {
+				t.Errorf("%s: file pointer moved to %d by a failed call", tc.name, pos)
+			}
+			together(t, c, c.Barrier(), "barrier")
+			unchanged(t, c, path, content)
+
+			// Matching calls still work: a read sees the original
+			// content, a write lands.
+			got := make([]byte, len(data))
+			n, err := f.ReadAtAll(got, 0)
+			if err == nil && n != len(got) {
+				err = fmt.Errorf("read %d bytes, want %d", n, len(got))
+			}
+			together(t, c, err, "%s: read_at_all after the mismatches", tc.name)
+			want := make([]byte, 0, len(data))
+			for k := 0; k < len(data); k += 8 {
+				at := k*p + 8*r
+				want = append(want, content[at:at+8]...)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s: read after the mismatches: %s", tc.name, firstDiff(got, want))
+			}
+			_, err = f.WriteAtAll(data, 0)
+			together(t, c, err, "%s: write_at_all after the mismatches", tc.name)
+			together(t, c, f.Close(), "%s: close", tc.name)
+			after := slices.Clone(content)
+			all := make([]byte, len(data)*p)
+			together(t, c, c.Allgather(data, all), "gathering the data")
+			for q := 0; q < p; q++ {
+				for k := 0; k < len(data); k += 8 {
+					copy(after[k*p+8*q:], all[q*len(data)+k:q*len(data)+k+8])
+				}
+			}
+			unchanged(t, c, path, after)
+		}
 	})
 }
