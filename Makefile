@@ -12,8 +12,8 @@ GO      ?= go
 NP      ?= 4
 BIN     := $(CURDIR)/bin
 MPIEXEC := $(CURDIR)/scripts/mpiexec.sh
-# Packages whose tests run under mpirun (their TestMain is mpitest.Main).
-MPI_PKGS := . ./internal/mpi ./internal/mpitest ./gompiadapt ./examples/quickstart
+# Packages whose tests run under mpirun (their TestMain is mpirunner.Main).
+MPI_PKGS := ./e2e ./internal/mpi ./internal/mpirunner ./gompiadapt ./examples/quickstart
 # Modules of their own inside the tree, so that the library's go.mod does
 # not carry their dependencies: the benchmark report's plotting library.
 SUBMODS := cmd/benchreport

@@ -16,7 +16,7 @@ import (
 	"github.com/collio/collio/cache"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/ioerr"
-	"github.com/collio/collio/internal/reftest"
+	"github.com/collio/collio/internal/refmodel"
 	"github.com/collio/collio/layout"
 	"github.com/stretchr/testify/require"
 
@@ -113,7 +113,7 @@ type workload struct {
 func (w workload) expected() []byte { return expectedFile(w.view, w.overlap, 2) }
 
 // expectedFile is the file that passes of collective writes through a
-// view write, built by the independent reference expander (reftest) from
+// view write, built by the independent reference expander (refmodel) from
 // the views and data alone, with no collio write path involved: each pass
 // over the one before, each rank's bytes at the file offsets of its view.
 func expectedFile(view string, overlap bool, passes int) []byte {
@@ -122,7 +122,7 @@ func expectedFile(view string, overlap bool, passes int) []byte {
 		for r := range ranks {
 			v := views[view](r, pass, overlap)
 			data := rankData(r, pass, 1500)
-			offs := reftest.FileOffsets(reftest.Access{Disp: v.Disp, Filetype: v.Filetype, Size: int64(len(data))})
+			offs := refmodel.FileOffsets(refmodel.Access{Disp: v.Disp, Filetype: v.Filetype, Size: int64(len(data))})
 			for i, off := range offs {
 				if off >= int64(len(file)) {
 					file = append(file, make([]byte, off+1-int64(len(file)))...)

@@ -18,13 +18,13 @@ import (
 	"github.com/collio/collio/gompiadapt"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/mpi"
-	"github.com/collio/collio/internal/mpitest"
+	"github.com/collio/collio/internal/mpirunner"
 )
 
-// TestMain initialises MPI through mpitest (not gompi.Start, whose Stop
-// would finalise an MPI that mpitest finalises too); gompi communicators
+// TestMain initialises MPI through mpirunner (not gompi.Start, whose Stop
+// would finalise an MPI that mpirunner finalises too); gompi communicators
 // are then built with gompi.NewCommunicator, which only needs MPI running.
-func TestMain(m *testing.M) { mpitest.Main(m) }
+func TestMain(m *testing.M) { mpirunner.Main(m) }
 
 // checkpoint stops every rank if the test failed on any rank, so that no
 // rank is left waiting in a collective that a failed rank skipped.
@@ -50,12 +50,12 @@ func block(rank, n int) []byte {
 }
 
 func TestFromGompiWorld(t *testing.T) {
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
 		g := gompi.NewCommunicator(nil)
 		fc := gompiadapt.FromGompi(g)
 		if assert.NotNil(t, fc) {
-			assert.Equal(t, mpitest.Rank(), fc.Rank())
-			assert.Equal(t, mpitest.Size(), fc.Size())
+			assert.Equal(t, mpirunner.Rank(), fc.Rank())
+			assert.Equal(t, mpirunner.Size(), fc.Size())
 			assert.Equal(t, g.Rank(), fc.Rank())
 			assert.Equal(t, g.Size(), fc.Size())
 			mc, ok := fc.(mpi.Comm)
@@ -66,7 +66,7 @@ func TestFromGompiWorld(t *testing.T) {
 
 		// collio works on it: every rank writes its block collectively.
 		const n = 1000
-		path := filepath.Join(mpitest.TempDir(t, c), "world.dat")
+		path := filepath.Join(mpirunner.TempDir(t, c), "world.dat")
 		f, err := collio.Open(fc, path, collio.ModeCreate|collio.ModeWrOnly, nil)
 		require.NoError(t, err) // collective: every rank gets the same outcome
 		w, err := f.WriteAtAll(block(fc.Rank(), n), int64(fc.Rank()*n))
@@ -85,7 +85,7 @@ func TestFromGompiWorld(t *testing.T) {
 }
 
 func TestToGompiSplit(t *testing.T) {
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
 		r := c.Rank()
 		// Two halves (even and odd ranks), each in reverse rank order, so
 		// that the new ranks differ from the old.

@@ -34,8 +34,9 @@ gluster=/mnt/vcluster/gluster
 shared=/mnt/vcluster/shared
 cd "$here" || exit 1
 
-# The MPI Go tests, 2 ranks on each node, each in its package's directory
-# (the docs tests read files there): every test with its files on the
+# The MPI Go tests (the end-to-end tests of e2e/ and the binding's), 2
+# ranks on each node, each in its package's directory (as go test runs
+# them: testdata is found there): every test with its files on the
 # shared directory; on GlusterFS, where every file call crosses a link
 # and the whole set takes over ten minutes, the tests of shared
 # pointers, the E10 cache, errors and mismatched calls, and a few view
@@ -46,14 +47,12 @@ cd "$here" || exit 1
 # short there, a defect not found yet; docs/notes/2026-11-28-across-nodes.md.)
 on_gluster='TestDeferred|TestCache|TestErrors|TestOrdered|TestSharedPointer'
 on_gluster+='|TestCollectiveNothing|TestMismatched|TestMixed|TestHostEquality/^(subarray-C|vector|darray-C-cyclic|holes-every-rank)$'
-for pkg in . internal/mpi; do
-	name=$(basename "$pkg")
-	[ "$pkg" = . ] && name=collio
-	t="$work/$name.test"
+for pkg in e2e internal/mpi; do
+	t="$work/$(basename "$pkg").test"
 	go test -c -o "$t" "./$pkg" || { fail "building the tests of $pkg"; continue; }
 	for dir in $shared $gluster; do
 		run=()
-		[ $dir = $gluster ] && [ $pkg = . ] && run=(-test.run "$on_gluster")
+		[ $dir = $gluster ] && [ $pkg = e2e ] && run=(-test.run "$on_gluster")
 		log="$t.$(basename $dir).out"
 		start=$SECONDS
 		if (cd "$pkg" && MPITEST_TMPDIR=$dir timeout -k 10 600 "$vc" mpirun -x MPITEST_TMPDIR -np 4 "$t" \
@@ -68,7 +67,7 @@ done
 
 # The I/O servers on a node of their own: at 3 ranks, node1 holds rank 2
 # alone, which becomes the second server.
-if (MPITEST_TMPDIR=$gluster timeout -k 10 300 "$vc" mpirun -x MPITEST_TMPDIR -np 3 "$work/collio.test" \
+if (MPITEST_TMPDIR=$gluster timeout -k 10 300 "$vc" mpirun -x MPITEST_TMPDIR -np 3 "$work/e2e.test" \
 	-test.count=1 -test.run 'TestIOServersUnderMPI' >"$work/ioservers.out" 2>&1); then
 	echo "ok   I/O servers at 3 ranks (rank 2 serves alone on node1), files on $gluster"
 else

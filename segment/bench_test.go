@@ -9,7 +9,7 @@ import (
 	"github.com/collio/collio/driver/ufs"
 	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
-	"github.com/collio/collio/internal/reftest"
+	"github.com/collio/collio/internal/refmodel"
 	"github.com/collio/collio/layout"
 	"github.com/collio/collio/twophase"
 )
@@ -18,10 +18,10 @@ import (
 // 4 aggregators, 1 MiB cycles; twophase for comparison.
 func BenchmarkWrite(b *testing.B) {
 	const np, per, blk = 16, 1 << 20, 4096
-	ft := reftest.Must(layout.Resized(layout.Bytes(blk), 0, np*blk))
+	ft := refmodel.Must(layout.Resized(layout.Bytes(blk), 0, np*blk))
 	bufs := make([][]byte, np)
 	for r := range bufs {
-		bufs[r] = reftest.Fill(per, r)
+		bufs[r] = refmodel.Fill(per, r)
 	}
 	variants := []string{"twophase"}
 	for _, m := range modes {

@@ -13,7 +13,7 @@ import (
 	"github.com/collio/collio/driver/ufs"
 	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
-	"github.com/collio/collio/internal/reftest"
+	"github.com/collio/collio/internal/refmodel"
 	"github.com/collio/collio/layout"
 	"github.com/collio/collio/metrics"
 	"github.com/stretchr/testify/require"
@@ -21,7 +21,7 @@ import (
 )
 
 // rankCase is one rank's access and its buffer.
-type rankCase = reftest.Case
+type rankCase = refmodel.Case
 
 // setup says how one collective run goes.
 type setup struct {
@@ -51,7 +51,7 @@ func runCase(path string, cases []rankCase, s setup, want []byte) (outcome, erro
 	o := outcome{wstats: make([]metrics.Call, n), rstats: make([]metrics.Call, n),
 		wio: make([]IOTime, n), rio: make([]IOTime, n), werr: make([]error, n), rerr: make([]error, n), got: make([]int64, n)}
 	d := ufs.New()
-	rs := reftest.Ranges(cases)
+	rs := refmodel.Ranges(cases)
 	if s.noRanges {
 		rs = nil
 	}
@@ -133,9 +133,9 @@ func subarrayCases(np int) []rankCase {
 	cases := make([]rankCase, np)
 	for r := range np {
 		lo, hi := r*g[0]/np, (r+1)*g[0]/np
-		sub := reftest.Must(layout.Subarray(g, []int{hi - lo, g[1], g[2] - 1}, []int{lo, 0, 1}, layout.OrderC, layout.Int32))
+		sub := refmodel.Must(layout.Subarray(g, []int{hi - lo, g[1], g[2] - 1}, []int{lo, 0, 1}, layout.OrderC, layout.Int32))
 		size := sub.Size()
-		cases[r] = rankCase{Access: coll.Access{Buf: reftest.Fill(size, r), Count: size, Filetype: sub, Size: size}, Data: reftest.Fill(size, r)}
+		cases[r] = rankCase{Access: coll.Access{Buf: refmodel.Fill(size, r), Count: size, Filetype: sub, Size: size}, Data: refmodel.Fill(size, r)}
 	}
 	return cases
 }
@@ -143,7 +143,7 @@ func subarrayCases(np int) []rankCase {
 func TestSubarrayBlocks(t *testing.T) {
 	for _, np := range []int{1, 3, 4, 6} {
 		cases := subarrayCases(np)
-		want := reftest.ExpectedFile(cases)
+		want := refmodel.ExpectedFile(cases)
 		for naggs := 1; naggs <= np; naggs++ {
 			for _, buf := range []int64{7, 64, 1 << 20} {
 				for _, m := range modes {
@@ -184,11 +184,11 @@ func TestRandomViews(t *testing.T) {
 		gap := int64(4 * rapid.IntRange(0, 3).Draw(rt, "gap"))
 		cases := make([]rankCase, np)
 		for r := range np {
-			ft := reftest.Must(layout.Resized(layout.Bytes(blk), 0, int64(np)*(blk+gap)))
+			ft := refmodel.Must(layout.Resized(layout.Bytes(blk), 0, int64(np)*(blk+gap)))
 			nblocks := int64(rapid.IntRange(0, 6).Draw(rt, "nblocks")) // 0: empty contribution
 			size := nblocks * blk
 			a := coll.Access{Filetype: ft, Disp: int64(r) * (blk + gap), Size: size}
-			cases[r] = reftest.Vary(rt, a, blk, r) // skip: start one block into the view
+			cases[r] = refmodel.Vary(rt, a, blk, r) // skip: start one block into the view
 		}
 		naggs := rapid.IntRange(1, min(np, 16)).Draw(rt, "naggs")
 		aggs := rapid.Permutation(seq(np)).Draw(rt, "perm")[:naggs]
@@ -203,7 +203,7 @@ func TestRandomViews(t *testing.T) {
 			w:      Options{Dynamic: rapid.Bool().Draw(rt, "dynamic")},
 			r:      Options{Dynamic: rapid.Bool().Draw(rt, "rdynamic"), Overlap: rapid.Bool().Draw(rt, "roverlap")},
 		}
-		want := reftest.ExpectedFile(cases)
+		want := refmodel.ExpectedFile(cases)
 		var files [2][]byte
 		for i, ov := range []bool{false, true} {
 			s.w.Overlap = ov
@@ -232,14 +232,14 @@ func TestOverlappingViewsInGroup(t *testing.T) {
 	for r := range np {
 		// Rank r writes 21 bytes from 7*r in blocks of 3 with a stride of 4
 		// (overlapping its neighbours), rank 2 writes one contiguous span.
-		ft := reftest.Must(layout.Resized(layout.Bytes(3), 0, 4))
+		ft := refmodel.Must(layout.Resized(layout.Bytes(3), 0, 4))
 		if r == 2 {
 			ft = layout.Byte
 		}
-		a := coll.Access{Buf: reftest.Fill(21, r), Count: 21, Filetype: ft, Disp: int64(7 * r), Size: 21}
-		cases[r] = rankCase{Access: a, Data: reftest.Fill(21, r)}
+		a := coll.Access{Buf: refmodel.Fill(21, r), Count: 21, Filetype: ft, Disp: int64(7 * r), Size: 21}
+		cases[r] = rankCase{Access: a, Data: refmodel.Fill(21, r)}
 	}
-	want := reftest.ExpectedFile(cases)
+	want := refmodel.ExpectedFile(cases)
 	for _, m := range modes {
 		for _, buf := range []int64{1, 5, 16, 1000} {
 			t.Run(fmt.Sprintf("%s_buf%d", modeName(m), buf), func(t *testing.T) {
@@ -280,9 +280,9 @@ func TestStats(t *testing.T) {
 	// per group.
 	cases := make([]rankCase, 6)
 	for r := range cases {
-		cases[r] = rankCase{Access: coll.Access{Buf: reftest.Fill(10, r), Count: 10, Filetype: layout.Byte, Disp: int64(10 * r), Size: 10}, Data: reftest.Fill(10, r)}
+		cases[r] = rankCase{Access: coll.Access{Buf: refmodel.Fill(10, r), Count: 10, Filetype: layout.Byte, Disp: int64(10 * r), Size: 10}, Data: refmodel.Fill(10, r)}
 	}
-	want := reftest.ExpectedFile(cases)
+	want := refmodel.ExpectedFile(cases)
 	for _, m := range modes {
 		t.Run(modeName(m), func(t *testing.T) {
 			o, err := runCase(filepath.Join(t.TempDir(), "s"), cases, setup{aggs: []int{0, 3}, buf: 8, w: m, r: m}, want)
@@ -328,13 +328,13 @@ func TestHugeBuffer(t *testing.T) {
 	for r := range cases { // noncontiguous memory on odd ranks
 		a := &cases[r].Access
 		if r%2 == 1 {
-			a.MemType = reftest.Must(layout.Vector(int(a.Size/4), 1, 2, layout.Int32))
+			a.MemType = refmodel.Must(layout.Vector(int(a.Size/4), 1, 2, layout.Int32))
 			a.Count = 1
-			cases[r].Data = reftest.Fill(a.MemType.Extent(), r)
+			cases[r].Data = refmodel.Fill(a.MemType.Extent(), r)
 			a.Buf = append([]byte(nil), cases[r].Data...)
 		}
 	}
-	want := reftest.ExpectedFile(cases)
+	want := refmodel.ExpectedFile(cases)
 	for _, m := range modes {
 		path := filepath.Join(t.TempDir(), "h")
 		o, err := runCase(path, cases, setup{aggs: []int{0, 2}, buf: 1 << 40, w: m, r: m}, want)
@@ -349,7 +349,7 @@ func TestHugeBuffer(t *testing.T) {
 // Reads past end of file return fewer bytes and zeros there.
 func TestShortRead(t *testing.T) {
 	cases := subarrayCases(3)
-	want := reftest.ExpectedFile(cases)
+	want := refmodel.ExpectedFile(cases)
 	short := want[:len(want)/2]
 	for _, m := range modes {
 		path := filepath.Join(t.TempDir(), "p")
@@ -365,7 +365,7 @@ func TestShortRead(t *testing.T) {
 			defer f.Close()
 			a := cases[r].Access
 			a.Buf = make([]byte, len(a.Buf))
-			j := &coll.Job{Comm: c, File: f, Aggregators: []int{1}, Ranges: reftest.Ranges(cases), Access: a, BufSize: 50}
+			j := &coll.Job{Comm: c, File: f, Aggregators: []int{1}, Ranges: refmodel.Ranges(cases), Access: a, BufSize: 50}
 			if got[r], _, err = ReadWith(j, m); err != nil {
 				return err
 			}
@@ -430,7 +430,7 @@ func TestFileErrors(t *testing.T) {
 // Non-aggregators may have no file; a bad job fails on every rank alike.
 func TestJobChecks(t *testing.T) {
 	cases := subarrayCases(4)
-	want := reftest.ExpectedFile(cases)
+	want := refmodel.ExpectedFile(cases)
 	o, err := runCase(filepath.Join(t.TempDir(), "n"), cases, setup{aggs: []int{1}, buf: 33, w: modes[3], r: modes[2]}, want)
 	require.NoError(t, err)
 	noErrors(t, o)
@@ -473,10 +473,10 @@ func TestRunsAndGaps(t *testing.T) {
 		// pair: each run is 20 bytes (one block per rank).
 		cases := make([]rankCase, 2)
 		for r := range cases {
-			ft := reftest.Must(layout.Resized(layout.Bytes(10), 0, 20+hole))
-			cases[r] = rankCase{Access: coll.Access{Buf: reftest.Fill(40, r), Count: 40, Filetype: ft, Disp: int64(10 * r), Size: 40}, Data: reftest.Fill(40, r)}
+			ft := refmodel.Must(layout.Resized(layout.Bytes(10), 0, 20+hole))
+			cases[r] = rankCase{Access: coll.Access{Buf: refmodel.Fill(40, r), Count: 40, Filetype: ft, Disp: int64(10 * r), Size: 40}, Data: refmodel.Fill(40, r)}
 		}
-		want := reftest.ExpectedFile(cases)
+		want := refmodel.ExpectedFile(cases)
 		for _, m := range modes {
 			var w, rd int
 			s := setup{aggs: []int{1}, buf: 1 << 20, w: m, r: m, file: func(r int, f driver.File) driver.File {
@@ -506,7 +506,7 @@ func TestLocalError(t *testing.T) {
 	cases[1].Access.Buf = cases[1].Access.Buf[:10]
 	ok := append([]rankCase(nil), cases...)
 	ok[1].Access.Size = 0
-	want := reftest.ExpectedFile(ok)
+	want := refmodel.ExpectedFile(ok)
 	for _, m := range modes {
 		path := filepath.Join(t.TempDir(), "l")
 		o, err := runCase(path, cases, setup{aggs: []int{0, 2}, buf: 40, w: m, noRead: true}, nil)
@@ -524,5 +524,5 @@ func TestLocalError(t *testing.T) {
 }
 
 // The reference: where each data byte goes, from the layouts alone.
-func fileOffsets(a coll.Access) []int64 { return reftest.FileOffsets(reftest.Of(a)) }
-func memOffsets(a coll.Access) []int64  { return reftest.MemOffsets(reftest.Of(a)) }
+func fileOffsets(a coll.Access) []int64 { return refmodel.FileOffsets(refmodel.Of(a)) }
+func memOffsets(a coll.Access) []int64  { return refmodel.MemOffsets(refmodel.Of(a)) }

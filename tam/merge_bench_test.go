@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/collio/collio/internal/coll"
-	"github.com/collio/collio/internal/reftest"
+	"github.com/collio/collio/internal/refmodel"
 )
 
 // BenchmarkLocalMerge: a local aggregator's merge of its members' lists
@@ -14,7 +14,7 @@ func BenchmarkLocalMerge(b *testing.B) {
 	for _, size := range []int{4, 16} {
 		b.Run(map[int]string{4: "4members", 16: "16members"}[size], func(b *testing.B) {
 			const pieces = 1 << 20
-			lists := reftest.E3SMLists(size, pieces, 1) // some touch, some leave a hole
+			lists := refmodel.E3SMLists(size, pieces, 1) // some touch, some leave a hole
 			var merged []coll.Entry
 			var runs []stretch
 			b.ReportMetric(0, "ns/op")

@@ -11,7 +11,7 @@ import (
 	"github.com/collio/collio/driver"
 	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
-	"github.com/collio/collio/internal/reftest"
+	"github.com/collio/collio/internal/refmodel"
 	"github.com/collio/collio/layout"
 	"github.com/collio/collio/metrics"
 	"github.com/collio/collio/topo"
@@ -21,7 +21,7 @@ import (
 )
 
 // rankCase is one rank's access and its buffer.
-type rankCase = reftest.Case
+type rankCase = refmodel.Case
 
 // setup describes one collective run.
 type setup struct {
@@ -46,7 +46,7 @@ func runTAM(s setup) ([]byte, []metrics.Call, []Report, error) {
 	f := &memFile{b: slices.Clone(s.old)}
 	stats := make([]metrics.Call, n)
 	reps := make([]Report, n)
-	rg := reftest.Ranges(s.cases)
+	rg := refmodel.Ranges(s.cases)
 	nodes := topo.Virtual(n, s.nodeSize)
 	err := comm.RunWorldTimeout(n, s.nodeSize, 60*time.Second, func(c comm.Comm) error {
 		r := c.Rank()
@@ -89,7 +89,7 @@ func checkBack(back coll.Access, want []byte) error {
 func runTwoPhase(s setup) ([]byte, error) {
 	n := len(s.cases)
 	f := &memFile{b: slices.Clone(s.old)}
-	rg := reftest.Ranges(s.cases)
+	rg := refmodel.Ranges(s.cases)
 	err := comm.RunWorldTimeout(n, s.nodeSize, 60*time.Second, func(c comm.Comm) error {
 		a := s.cases[c.Rank()].Access
 		a.Buf = append([]byte(nil), s.cases[c.Rank()].Data...)
@@ -118,7 +118,7 @@ func (s setup) config(nodes topo.Nodes) Config {
 // check runs s through TAM and two-phase and compares both files with
 // independent writes.
 func check(s setup) error {
-	want := reftest.ExpectedOver(s.old, s.cases)
+	want := refmodel.ExpectedOver(s.old, s.cases)
 	got, _, _, err := runTAM(s)
 	if err != nil {
 		return fmt.Errorf("tam: %w", err)
@@ -155,9 +155,9 @@ func subarrayCases(np int) []rankCase {
 	cases := make([]rankCase, np)
 	for r := 0; r < np; r++ {
 		lo, hi := r*g[0]/np, (r+1)*g[0]/np
-		sub := reftest.Must(layout.Subarray(g, []int{hi - lo, g[1], g[2] - 1}, []int{lo, 0, 1}, layout.OrderC, layout.Int32))
+		sub := refmodel.Must(layout.Subarray(g, []int{hi - lo, g[1], g[2] - 1}, []int{lo, 0, 1}, layout.OrderC, layout.Int32))
 		size := sub.Size()
-		cases[r] = rankCase{Access: coll.Access{Count: size, Filetype: sub, Size: size}, Data: reftest.Fill(size, r)}
+		cases[r] = rankCase{Access: coll.Access{Count: size, Filetype: sub, Size: size}, Data: refmodel.Fill(size, r)}
 	}
 	return cases
 }
@@ -219,11 +219,11 @@ func randomSetup(rt *rapid.T, maxNP int) setup {
 	for r := 0; r < np; r++ {
 		// Rank r owns blocks r, r+np, ... of a block-cyclic 1-D file, with
 		// a hole of gap bytes after each block.
-		ft := reftest.Must(layout.Resized(layout.Bytes(blk), 0, int64(np)*(blk+gap)))
+		ft := refmodel.Must(layout.Resized(layout.Bytes(blk), 0, int64(np)*(blk+gap)))
 		nblocks := int64(rapid.IntRange(0, 6).Draw(rt, "nblocks")) // 0: empty contribution
 		size := nblocks * blk
 		a := coll.Access{Filetype: ft, Disp: int64(r) * (blk + gap), Size: size}
-		cases[r] = reftest.Vary(rt, a, blk, r) // skip: start one block into the view
+		cases[r] = refmodel.Vary(rt, a, blk, r) // skip: start one block into the view
 	}
 	naggs := rapid.IntRange(1, np).Draw(rt, "naggs")
 	s := setup{
@@ -238,7 +238,7 @@ func randomSetup(rt *rapid.T, maxNP int) setup {
 		coRatio:  rapid.IntRange(1, 3).Draw(rt, "co_ratio"),
 		// Holes keep what the file held; past its end read-modify-write
 		// finds zeros without reading (coll.OldEnd).
-		old:   reftest.Fill(rapid.Int64Range(0, 400).Draw(rt, "old_size"), 99),
+		old:   refmodel.Fill(rapid.Int64Range(0, 400).Draw(rt, "old_size"), 99),
 		chunk: rapid.SampledFrom([]int64{3, 16, 0}).Draw(rt, "window_chunk"),
 	}
 	if s.stripe > 0 {
@@ -257,15 +257,15 @@ func TestOverlappingWrites(t *testing.T) {
 		cases := make([]rankCase, np)
 		for r := range cases {
 			ft := layout.Bytes(blk)
-			cases[r] = rankCase{Access: coll.Access{Count: blk, Filetype: ft, Disp: int64(r) * blk / 2, Size: blk}, Data: reftest.Fill(blk, r)}
+			cases[r] = rankCase{Access: coll.Access{Count: blk, Filetype: ft, Disp: int64(r) * blk / 2, Size: blk}, Data: refmodel.Fill(blk, r)}
 		}
 		naggs := rapid.IntRange(1, np).Draw(rt, "naggs")
 		s := setup{cases: cases, aggs: spreadAggs(np, naggs), buf: rapid.Int64Range(1, 64).Draw(rt, "cb"),
 			rmw: rapid.Bool().Draw(rt, "rmw"), nodeSize: rapid.IntRange(1, np).Draw(rt, "node_size"),
 			perNode: rapid.IntRange(1, 3).Draw(rt, "per_node")}
-		want := reftest.ExpectedFile(cases)
+		want := refmodel.ExpectedFile(cases)
 		f := &memFile{}
-		rg := reftest.Ranges(cases)
+		rg := refmodel.Ranges(cases)
 		nodes := topo.Virtual(np, s.nodeSize)
 		err := comm.RunWorld(np, s.nodeSize, func(c comm.Comm) error {
 			a := cases[c.Rank()].Access
@@ -299,19 +299,19 @@ func TestManyRanks(t *testing.T) {
 			const blk = 8
 			cases := make([]rankCase, c.np)
 			for r := range cases {
-				ft := reftest.Must(layout.Resized(layout.Bytes(blk), 0, int64(c.np)*blk))
+				ft := refmodel.Must(layout.Resized(layout.Bytes(blk), 0, int64(c.np)*blk))
 				size := int64(3+r%3) * blk
 				if r%7 == 3 {
 					size = 0
 				}
-				cases[r] = rankCase{Access: coll.Access{Count: size, Filetype: ft, Disp: int64(r) * blk, Size: size}, Data: reftest.Fill(size, r)}
+				cases[r] = rankCase{Access: coll.Access{Count: size, Filetype: ft, Disp: int64(r) * blk, Size: size}, Data: refmodel.Fill(size, r)}
 			}
 			s := setup{cases: cases, aggs: topoAggs(c.np, c.nodes, c.naggs), buf: int64(c.np) * blk * 5 / int64(c.naggs) / 2,
 				nodeSize: c.np / c.nodes, perNode: c.perNode, rmw: true}
 			start := time.Now()
 			got, stats, reps, err := runTAM(s)
 			require.NoError(t, err)
-			require.Equal(t, reftest.ExpectedFile(cases), got)
+			require.Equal(t, refmodel.ExpectedFile(cases), got)
 			t.Logf("%d ranks: write+read %v, %d rounds", c.np, time.Since(start), stats[0].Rounds)
 			tp, err := runTwoPhase(s)
 			require.NoError(t, err)
@@ -348,7 +348,7 @@ func topoAggs(np, nodes, naggs int) []int {
 func TestFileErrorsDoNotHang(t *testing.T) {
 	np := 8
 	cases := subarrayCases(np)
-	rg := reftest.Ranges(cases)
+	rg := refmodel.Ranges(cases)
 	nodes := topo.Virtual(np, 4)
 	good := &memFile{}
 	bad := &memFile{failWrites: true, failReads: true}
@@ -387,7 +387,7 @@ func TestFileErrorsDoNotHang(t *testing.T) {
 func TestConfigErrors(t *testing.T) {
 	np := 4
 	cases := subarrayCases(np)
-	rg := reftest.Ranges(cases)
+	rg := refmodel.Ranges(cases)
 	nodes := topo.Virtual(np, 2)
 	bad := []Config{
 		{Nodes: topo.Virtual(3, 1)},
@@ -423,7 +423,7 @@ func TestEmptyAndAtomic(t *testing.T) {
 
 	cases := subarrayCases(np)
 	f := &memFile{}
-	rg := reftest.Ranges(cases)
+	rg := refmodel.Ranges(cases)
 	err = comm.RunWorld(np, 1, func(c comm.Comm) error {
 		a := cases[c.Rank()].Access
 		a.Buf = append([]byte(nil), cases[c.Rank()].Data...)
@@ -432,7 +432,7 @@ func TestEmptyAndAtomic(t *testing.T) {
 		return Write(j, NewConfig(topo.Virtual(np, 1), 1))
 	})
 	require.NoError(t, err)
-	require.Equal(t, reftest.ExpectedFile(cases), f.bytes())
+	require.Equal(t, refmodel.ExpectedFile(cases), f.bytes())
 }
 
 // Layer-1 traffic never leaves a node; global aggregators receive
@@ -440,7 +440,7 @@ func TestEmptyAndAtomic(t *testing.T) {
 func TestTrafficStaysOnNode(t *testing.T) {
 	np, nodeSize := 24, 8
 	cases := subarrayCases(np)
-	rg := reftest.Ranges(cases)
+	rg := refmodel.Ranges(cases)
 	nodes := topo.Virtual(np, nodeSize)
 	cfg := NewConfig(nodes, 2)
 	k := comm.NewCounters()
@@ -470,5 +470,5 @@ func TestTrafficStaysOnNode(t *testing.T) {
 }
 
 // The reference: where each data byte goes, from the layouts alone.
-func fileOffsets(a coll.Access) []int64 { return reftest.FileOffsets(reftest.Of(a)) }
-func memOffsets(a coll.Access) []int64  { return reftest.MemOffsets(reftest.Of(a)) }
+func fileOffsets(a coll.Access) []int64 { return refmodel.FileOffsets(refmodel.Of(a)) }
+func memOffsets(a coll.Access) []int64  { return refmodel.MemOffsets(refmodel.Of(a)) }

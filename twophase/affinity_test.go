@@ -14,7 +14,7 @@ import (
 	"github.com/collio/collio/driver/ufs"
 	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
-	"github.com/collio/collio/internal/reftest"
+	"github.com/collio/collio/internal/refmodel"
 	"github.com/collio/collio/layout"
 	"github.com/collio/collio/metrics"
 	"github.com/stretchr/testify/require"
@@ -200,9 +200,9 @@ func collperf2x2() []rankCase {
 	g := []int{16, 16, 16}
 	cases := make([]rankCase, 4)
 	for r := range cases {
-		sub := reftest.Must(layout.Subarray(g, []int{8, 8, 16}, []int{8 * (r / 2), 8 * (r % 2), 0}, layout.OrderC, layout.Int32))
+		sub := refmodel.Must(layout.Subarray(g, []int{8, 8, 16}, []int{8 * (r / 2), 8 * (r % 2), 0}, layout.OrderC, layout.Int32))
 		size := sub.Size()
-		cases[r] = rankCase{Access: coll.Access{Buf: reftest.Fill(size, r), Count: size, Filetype: sub, Size: size}, Data: reftest.Fill(size, r)}
+		cases[r] = rankCase{Access: coll.Access{Buf: refmodel.Fill(size, r), Count: size, Filetype: sub, Size: size}, Data: refmodel.Fill(size, r)}
 	}
 	return cases
 }
@@ -219,7 +219,7 @@ func TestAffinityKeepsOwnedRuns(t *testing.T) {
 		stats, err := runCollective(t, path, cases, aggs, 4096, true, 0, func(j *ruledJob) { j.AffinityBlock = block })
 		require.NoError(t, err)
 		got, _ := os.ReadFile(path)
-		require.Equal(t, reftest.ExpectedFile(cases), got)
+		require.Equal(t, refmodel.ExpectedFile(cases), got)
 		for _, s := range stats {
 			sent[block] += s.BytesSent
 		}
@@ -241,23 +241,23 @@ func TestAffinityStrayBytes(t *testing.T) {
 	for r := range cases {
 		// Rank r writes block r whole; rank 2 also the first 8 bytes of
 		// block 3 and rank 0 the rest of it.
-		ft := reftest.Must(layout.Indexed([]int{blk}, []int{r * blk}, layout.Byte))
+		ft := refmodel.Must(layout.Indexed([]int{blk}, []int{r * blk}, layout.Byte))
 		size := int64(blk)
 		switch r {
 		case 0:
-			ft = reftest.Must(layout.Indexed([]int{blk, blk - 8}, []int{0, 3*blk + 8}, layout.Byte))
+			ft = refmodel.Must(layout.Indexed([]int{blk, blk - 8}, []int{0, 3*blk + 8}, layout.Byte))
 			size = 2*blk - 8
 		case 2:
-			ft = reftest.Must(layout.Indexed([]int{blk, 8}, []int{2 * blk, 3 * blk}, layout.Byte))
+			ft = refmodel.Must(layout.Indexed([]int{blk, 8}, []int{2 * blk, 3 * blk}, layout.Byte))
 			size = blk + 8
 		}
-		cases[r] = rankCase{Access: coll.Access{Buf: reftest.Fill(size, r), Count: size, Filetype: ft, Size: size}, Data: reftest.Fill(size, r)}
+		cases[r] = rankCase{Access: coll.Access{Buf: refmodel.Fill(size, r), Count: size, Filetype: ft, Size: size}, Data: refmodel.Fill(size, r)}
 	}
 	path := filepath.Join(t.TempDir(), "f")
 	stats, err := runCollective(t, path, cases, []int{0, 1, 2}, 1024, true, 0, func(j *ruledJob) { j.AffinityBlock = blk })
 	require.NoError(t, err)
 	got, _ := os.ReadFile(path)
-	require.Equal(t, reftest.ExpectedFile(cases), got)
+	require.Equal(t, refmodel.ExpectedFile(cases), got)
 	require.Equal(t, "affinity: 4 of 4 blocks of 256 B at their main rank, 8 of 1024 bytes cross ranks", stats[0].Domains)
 	require.Positive(t, stats[2].BytesSent)
 
@@ -273,15 +273,15 @@ func TestAffinityDeclined(t *testing.T) {
 	const np, rec = 4, 8
 	cases := make([]rankCase, np)
 	for r := range cases {
-		ft := reftest.Must(layout.Resized(layout.Bytes(rec), 0, np*rec))
+		ft := refmodel.Must(layout.Resized(layout.Bytes(rec), 0, np*rec))
 		size := int64(64 * rec)
-		cases[r] = rankCase{Access: coll.Access{Buf: reftest.Fill(size, r), Count: size, Filetype: ft, Disp: int64(r * rec), Size: size}, Data: reftest.Fill(size, r)}
+		cases[r] = rankCase{Access: coll.Access{Buf: refmodel.Fill(size, r), Count: size, Filetype: ft, Disp: int64(r * rec), Size: size}, Data: refmodel.Fill(size, r)}
 	}
 	path := filepath.Join(t.TempDir(), "f")
 	stats, err := runCollective(t, path, cases, seq(np), 1024, true, 0, func(j *ruledJob) { j.AffinityBlock = 128 })
 	require.NoError(t, err)
 	got, _ := os.ReadFile(path)
-	require.Equal(t, reftest.ExpectedFile(cases), got)
+	require.Equal(t, refmodel.ExpectedFile(cases), got)
 	require.Regexp(t, `^even \(affinity would move \d+ of the 2048 bytes\)$`, stats[0].Domains)
 }
 
@@ -294,19 +294,19 @@ func TestAffinityMoreRoundsDeclined(t *testing.T) {
 	for r := range cases {
 		// Rank 1 writes the first 8 bytes of block 0 and blocks 6 and 7;
 		// rank 0 the rest of blocks 0 to 5.
-		ft := reftest.Must(layout.Indexed([]int{6*blk - 8}, []int{8}, layout.Byte))
+		ft := refmodel.Must(layout.Indexed([]int{6*blk - 8}, []int{8}, layout.Byte))
 		size := int64(6*blk - 8)
 		if r == 1 {
-			ft = reftest.Must(layout.Indexed([]int{8, 2 * blk}, []int{0, 6 * blk}, layout.Byte))
+			ft = refmodel.Must(layout.Indexed([]int{8, 2 * blk}, []int{0, 6 * blk}, layout.Byte))
 			size = 2*blk + 8
 		}
-		cases[r] = rankCase{Access: coll.Access{Buf: reftest.Fill(size, r), Count: size, Filetype: ft, Size: size}, Data: reftest.Fill(size, r)}
+		cases[r] = rankCase{Access: coll.Access{Buf: refmodel.Fill(size, r), Count: size, Filetype: ft, Size: size}, Data: refmodel.Fill(size, r)}
 	}
 	path := filepath.Join(t.TempDir(), "f")
 	stats, err := runCollective(t, path, cases, []int{0, 1}, 2*blk, true, 0, func(j *ruledJob) { j.AffinityBlock = blk })
 	require.NoError(t, err)
 	got, _ := os.ReadFile(path)
-	require.Equal(t, reftest.ExpectedFile(cases), got)
+	require.Equal(t, refmodel.ExpectedFile(cases), got)
 	require.Equal(t, "even (affinity would take 3 rounds, not 2)", stats[0].Domains)
 	require.Equal(t, 2, stats[0].Rounds)
 }
@@ -327,9 +327,9 @@ func TestWriteRecordsIO(t *testing.T) {
 			// Rank r writes bytes [r*256, (r+1)*256).
 			ranges := []coll.Range{{Start: 0, End: 256}, {Start: 256, End: 512}, {Start: 512, End: 768}}
 			r := c.Rank()
-			ft := reftest.Must(layout.Indexed([]int{256}, []int{256 * r}, layout.Byte))
+			ft := refmodel.Must(layout.Indexed([]int{256}, []int{256 * r}, layout.Byte))
 			return Write(&coll.Job{Comm: c, File: f, Aggregators: []int{0, 1, 2}, Ranges: ranges, BufSize: 1024, TotalBytes: 768,
-				Access: coll.Access{Buf: reftest.Fill(256, r), Count: 256, Filetype: ft, Size: 256}, Stats: &stats[r]}, DomainRule{AffinityBlock: block})
+				Access: coll.Access{Buf: refmodel.Fill(256, r), Count: 256, Filetype: ft, Size: 256}, Stats: &stats[r]}, DomainRule{AffinityBlock: block})
 		})
 		require.NoError(t, err)
 		for r, s := range stats {
@@ -347,7 +347,7 @@ func TestBlockBytesBothWays(t *testing.T) {
 		r := rapid.IntRange(0, np-1).Draw(rt, "rank")
 		blk := rapid.Int64Range(1, 40).Draw(rt, "blk")
 		gap := rapid.Int64Range(0, 30).Draw(rt, "gap")
-		ft := reftest.Must(layout.Resized(layout.Bytes(blk), 0, int64(np)*(blk+gap)))
+		ft := refmodel.Must(layout.Resized(layout.Bytes(blk), 0, int64(np)*(blk+gap)))
 		nblocks := rapid.Int64Range(1, 30).Draw(rt, "nblocks")
 		skip := rapid.Int64Range(0, blk*nblocks-1).Draw(rt, "skip")
 		a := coll.Access{Count: nblocks*blk - skip, Filetype: ft, Disp: int64(r) * (blk + gap), DataStart: skip, Size: nblocks*blk - skip}
@@ -365,7 +365,7 @@ func TestBlockBytesBothWays(t *testing.T) {
 			}
 			return keys
 		}
-		// Brute force: every data byte's file offset (reftest), counted in
+		// Brute force: every data byte's file offset (refmodel), counted in
 		// the block it falls in.
 		brute := make([]int64, Blocks(span, block))
 		for _, off := range offs {
@@ -384,7 +384,7 @@ func TestBlockBytesBothWays(t *testing.T) {
 // aggregator, and zero the rest.
 func TestAffinityReadPastEOF(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "eof")
-	require.NoError(t, os.WriteFile(path, reftest.Fill(100, 9), 0o644))
+	require.NoError(t, os.WriteFile(path, refmodel.Fill(100, 9), 0o644))
 	err := comm.RunWorldTimeout(2, 0, 10*time.Second, func(c comm.Comm) error {
 		f, err := ufs.New().Open(path, driver.OpenOptions{Flags: driver.ORdWr})
 		if err != nil {
@@ -410,7 +410,7 @@ func TestAffinityReadPastEOF(t *testing.T) {
 		if !strings.HasSuffix(st.Domains, "no exchange") {
 			return fmt.Errorf("domains %q", st.Domains)
 		}
-		file := reftest.Fill(100, 9)
+		file := refmodel.Fill(100, 9)
 		for i := range buf {
 			want := byte(0)
 			if at := 80*r + i; at < 100 {
@@ -458,7 +458,7 @@ func TestAffinityByNode(t *testing.T) {
 		})
 		require.NoError(t, err)
 		got, _ := os.ReadFile(path)
-		require.Equal(t, reftest.ExpectedFile(cases), got)
+		require.Equal(t, refmodel.ExpectedFile(cases), got)
 		cross[block] = n.Load()
 		if block > 0 {
 			require.Equal(t, "affinity by node: 32 of 32 blocks of 512 B at an aggregator on their main rank's node; of 16384 bytes 8192 stay at their rank, 8192 more on its node", stats[0].Domains)
@@ -483,9 +483,9 @@ func TestAffinityCountErrorReachesAll(t *testing.T) {
 		}
 		defer f.Close()
 		r := c.Rank()
-		ft := reftest.Must(layout.Indexed([]int{4096}, []int{0}, layout.Byte))
+		ft := refmodel.Must(layout.Indexed([]int{4096}, []int{0}, layout.Byte))
 		if r == 1 {
-			ft = reftest.Must(layout.Indexed([]int{2048, 2048}, []int{6144, 4096}, layout.Byte)) // backwards
+			ft = refmodel.Must(layout.Indexed([]int{2048, 2048}, []int{6144, 4096}, layout.Byte)) // backwards
 		}
 		errs[r] = Write(&coll.Job{Comm: c, File: f, Aggregators: []int{0, 1}, Ranges: []coll.Range{{Start: 0, End: 4096}, {Start: 4096, End: 8192}},
 			BufSize: 8192, TotalBytes: 8192,

@@ -9,7 +9,7 @@ import (
 
 	"github.com/collio/collio/driver"
 	"github.com/collio/collio/internal/coll"
-	"github.com/collio/collio/internal/reftest"
+	"github.com/collio/collio/internal/refmodel"
 	"github.com/collio/collio/layout"
 	"github.com/stretchr/testify/require"
 )
@@ -24,7 +24,7 @@ func reports(cases []rankCase, grid int64) []coll.OwnBlocks {
 
 func byteView(t *testing.T, lens, displs []int) coll.Access {
 	t.Helper()
-	ft := reftest.Must(layout.Indexed(lens, displs, layout.Byte))
+	ft := refmodel.Must(layout.Indexed(lens, displs, layout.Byte))
 	return coll.Access{Filetype: ft, Size: ft.Size(), Count: ft.Size()}
 }
 
@@ -92,7 +92,7 @@ func TestOwnBlocksRun(t *testing.T) {
 		})
 		require.NoError(t, err)
 		got, _ := os.ReadFile(path)
-		require.Equal(t, reftest.ExpectedFile(cases), got)
+		require.Equal(t, refmodel.ExpectedFile(cases), got)
 		for r, s := range stats {
 			require.Equal(t, "own blocks: every rank's data in blocks of 512 B no other rank touches, no exchange", s.Domains, "rank %d", r)
 			require.Zero(t, s.BytesSent)
@@ -106,7 +106,7 @@ func TestOwnBlocksRun(t *testing.T) {
 	holes := make([]rankCase, 2)
 	for r := range holes {
 		a := byteView(t, []int{8, 8}, []int{16*r + 4, 16*(r+2) + 4})
-		a.Buf = reftest.Fill(16, r)
+		a.Buf = refmodel.Fill(16, r)
 		holes[r] = rankCase{Access: a, Data: a.Buf}
 	}
 	path := filepath.Join(t.TempDir(), "h")
@@ -115,7 +115,7 @@ func TestOwnBlocksRun(t *testing.T) {
 	})
 	require.NoError(t, err)
 	got, _ := os.ReadFile(path)
-	require.Equal(t, reftest.ExpectedFile(holes), got)
+	require.Equal(t, refmodel.ExpectedFile(holes), got)
 	for _, s := range stats {
 		require.Contains(t, s.Domains, "own blocks")
 		require.Zero(t, s.RMW, "no read-modify-write")
@@ -132,7 +132,7 @@ func TestOwnBlocksNeedAggregators(t *testing.T) {
 	})
 	require.NoError(t, err)
 	got, _ := os.ReadFile(path)
-	require.Equal(t, reftest.ExpectedFile(cases), got)
+	require.Equal(t, refmodel.ExpectedFile(cases), got)
 	require.NotContains(t, stats[0].Domains, "own blocks")
 }
 
@@ -184,7 +184,7 @@ func TestOwnBlocksHeldRuns(t *testing.T) {
 			}
 		}
 		a := byteView(t, lens, displs)
-		a.Buf = reftest.Fill(int64(len(lens)), r)
+		a.Buf = refmodel.Fill(int64(len(lens)), r)
 		cases[r] = rankCase{Access: a, Data: a.Buf}
 	}
 	own := func(j *ruledJob) { j.OwnGrid, j.Own = grid, reports(cases, grid) }
@@ -195,7 +195,7 @@ func TestOwnBlocksHeldRuns(t *testing.T) {
 	})
 	require.NoError(t, err)
 	got, _ := os.ReadFile(path)
-	require.Equal(t, reftest.ExpectedFile(cases), got)
+	require.Equal(t, refmodel.ExpectedFile(cases), got)
 	for r, s := range stats {
 		require.Contains(t, s.Domains, "own blocks", "rank %d", r)
 		require.Equal(t, (blocks+7)/8, s.Rounds, "rank %d", r)

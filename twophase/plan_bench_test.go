@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/collio/collio/internal/coll"
-	"github.com/collio/collio/internal/reftest"
+	"github.com/collio/collio/internal/refmodel"
 	"github.com/collio/collio/layout"
 )
 
@@ -17,7 +17,7 @@ func BenchmarkPlanPieces(b *testing.B) {
 	for _, n := range []int{1e3, 1e4, 1e5, 1e6, 1e7} {
 		b.Run(fmt.Sprintf("slice/n=%d", n), func(b *testing.B) {
 			// n 8-byte pieces, one every 32 bytes (4 ranks interleaved).
-			ft := reftest.Must(layout.Resized(layout.Bytes(8), 0, 32))
+			ft := refmodel.Must(layout.Resized(layout.Bytes(8), 0, 32))
 			j := &coll.Job{Access: coll.Access{Count: int64(8 * n), Filetype: ft, Size: int64(8 * n)}, BufSize: 1 << 20}
 			var buf []coll.Piece
 			b.ResetTimer()

@@ -12,7 +12,7 @@ import (
 	"github.com/collio/collio/driver/ufs"
 	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
-	"github.com/collio/collio/internal/reftest"
+	"github.com/collio/collio/internal/refmodel"
 	"github.com/collio/collio/layout"
 	"github.com/collio/collio/metrics"
 	"github.com/stretchr/testify/require"
@@ -20,7 +20,7 @@ import (
 )
 
 // rankCase is one rank's access and its buffer.
-type rankCase = reftest.Case
+type rankCase = refmodel.Case
 
 // runCollective writes (then reads back) every rank's access with the
 // two-phase engine on an in-memory world and returns the file and the
@@ -35,7 +35,7 @@ func runCollective(t testing.TB, path string, cases []rankCase, aggs []int, buf 
 	n := len(cases)
 	stats := make([]metrics.Call, n)
 	d := ufs.New()
-	want := reftest.ExpectedFile(cases)
+	want := refmodel.ExpectedFile(cases)
 	err := comm.RunWorldTimeout(n, 0, 60*time.Second, func(c comm.Comm) error {
 		r := c.Rank()
 		f, err := d.Open(path, driver.OpenOptions{Flags: driver.ORdWr | driver.OCreate})
@@ -103,9 +103,9 @@ func TestSubarrayBlocks(t *testing.T) {
 					for r := 0; r < np; r++ {
 						// Split the first dimension unevenly.
 						lo, hi := r*g[0]/np, (r+1)*g[0]/np
-						sub := reftest.Must(layout.Subarray(g, []int{hi - lo, g[1], g[2] - 1}, []int{lo, 0, 1}, layout.OrderC, layout.Int32))
+						sub := refmodel.Must(layout.Subarray(g, []int{hi - lo, g[1], g[2] - 1}, []int{lo, 0, 1}, layout.OrderC, layout.Int32))
 						size := sub.Size()
-						cases[r] = rankCase{Access: coll.Access{Buf: reftest.Fill(size, r), Count: size, Filetype: sub, Size: size}, Data: reftest.Fill(size, r)}
+						cases[r] = rankCase{Access: coll.Access{Buf: refmodel.Fill(size, r), Count: size, Filetype: sub, Size: size}, Data: refmodel.Fill(size, r)}
 					}
 					aggs := make([]int, naggs)
 					for i := range aggs {
@@ -115,7 +115,7 @@ func TestSubarrayBlocks(t *testing.T) {
 					stats, err := runCollective(t, path, cases, aggs, buf, true, 0, func(j *ruledJob) { j.Overlap = buf == 7 })
 					require.NoError(t, err)
 					got, _ := os.ReadFile(path)
-					require.Equal(t, reftest.ExpectedFile(cases), got)
+					require.Equal(t, refmodel.ExpectedFile(cases), got)
 					require.Equal(t, naggs, stats[0].Aggregators)
 				})
 			}
@@ -147,7 +147,7 @@ func TestRandomCollective(t *testing.T) {
 		for r := 0; r < np; r++ {
 			// Rank r owns blocks r, r+np, ... of a block-cyclic 1-D file,
 			// with a hole of gap bytes after each block.
-			ft := reftest.Must(layout.Resized(layout.Bytes(blk+extra), 0, int64(np)*(blk+gap)))
+			ft := refmodel.Must(layout.Resized(layout.Bytes(blk+extra), 0, int64(np)*(blk+gap)))
 			nblocks := int64(rapid.IntRange(0, 6).Draw(rt, "nblocks")) // 0: empty contribution
 			if tile {
 				nblocks = tileBlocks
@@ -158,7 +158,7 @@ func TestRandomCollective(t *testing.T) {
 			if tile {
 				skip = 0
 			}
-			cases[r] = reftest.Vary(rt, a, skip, r)
+			cases[r] = refmodel.Vary(rt, a, skip, r)
 		}
 		naggs := rapid.IntRange(1, np).Draw(rt, "naggs")
 		if tile && rapid.Bool().Draw(rt, "all_aggregate") {
@@ -200,7 +200,7 @@ func TestRandomCollective(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "r")
 		// What the file held before: holes keep it, and past its end
 		// read-modify-write finds zeros without reading (coll.OldEnd).
-		old := reftest.Fill(rapid.Int64Range(0, 400).Draw(rt, "old_size"), 99)
+		old := refmodel.Fill(rapid.Int64Range(0, 400).Draw(rt, "old_size"), 99)
 		if err := os.WriteFile(path, old, 0o644); err != nil {
 			rt.Fatal(err)
 		}
@@ -213,7 +213,7 @@ func TestRandomCollective(t *testing.T) {
 			rt.Fatal(err)
 		}
 		got, _ := os.ReadFile(path)
-		want := reftest.ExpectedOver(old, cases)
+		want := refmodel.ExpectedOver(old, cases)
 		if !bytes.Equal(want, got) {
 			rt.Fatalf("file differs: got %d bytes, want %d", len(got), len(want))
 		}
@@ -253,10 +253,10 @@ func TestRandomManyRanks(t *testing.T) {
 		blk := int64(rapid.IntRange(1, 9).Draw(rt, "blk"))
 		cases := make([]rankCase, np)
 		for r := 0; r < np; r++ {
-			ft := reftest.Must(layout.Resized(layout.Bytes(blk), 0, int64(np)*blk))
+			ft := refmodel.Must(layout.Resized(layout.Bytes(blk), 0, int64(np)*blk))
 			size := int64(rapid.IntRange(0, 5).Draw(rt, "nblocks")) * blk
 			a := coll.Access{Count: size, Filetype: ft, Disp: int64(r) * blk, Size: size}
-			buf := reftest.Fill(size, r)
+			buf := refmodel.Fill(size, r)
 			a.Buf = append([]byte(nil), buf...)
 			cases[r] = rankCase{Access: a, Data: buf}
 		}
@@ -271,7 +271,7 @@ func TestRandomManyRanks(t *testing.T) {
 			rt.Fatal(err)
 		}
 		got, _ := os.ReadFile(path)
-		if !bytes.Equal(reftest.ExpectedFile(cases), got) {
+		if !bytes.Equal(refmodel.ExpectedFile(cases), got) {
 			rt.Fatalf("file differs")
 		}
 	})
@@ -284,7 +284,7 @@ func TestReadPastEOF(t *testing.T) {
 	d := ufs.New()
 	for _, gap := range []int64{0, 64 << 10} {
 		maxGap = gap
-		require.NoError(t, os.WriteFile(path, reftest.Fill(160, 9), 0o644))
+		require.NoError(t, os.WriteFile(path, refmodel.Fill(160, 9), 0o644))
 		bufs := make([]coll.Buffers, 2) // kept between the two reads, as a File keeps them
 		err := comm.RunWorldTimeout(2, 0, 10*time.Second, func(c comm.Comm) error {
 			f, err := d.Open(path, driver.OpenOptions{Flags: driver.ORdWr})
@@ -293,7 +293,7 @@ func TestReadPastEOF(t *testing.T) {
 			}
 			defer f.Close()
 			// Rank r reads 8-byte blocks r, r+2, ... of 160 bytes.
-			ft := reftest.Must(layout.Resized(layout.Bytes(8), 0, 16))
+			ft := refmodel.Must(layout.Resized(layout.Bytes(8), 0, 16))
 			buf := make([]byte, 80)
 			read := func() (int64, error) {
 				job := &coll.Job{Comm: c, File: f, Aggregators: []int{0}, Ranges: []coll.Range{{Start: 0, End: 152}, {Start: 8, End: 160}}, BufSize: 1 << 20,
@@ -337,5 +337,5 @@ func TestReadPastEOF(t *testing.T) {
 }
 
 // The reference: where each data byte goes, from the layouts alone.
-func fileOffsets(a coll.Access) []int64 { return reftest.FileOffsets(reftest.Of(a)) }
-func memOffsets(a coll.Access) []int64  { return reftest.MemOffsets(reftest.Of(a)) }
+func fileOffsets(a coll.Access) []int64 { return refmodel.FileOffsets(refmodel.Of(a)) }
+func memOffsets(a coll.Access) []int64  { return refmodel.MemOffsets(refmodel.Of(a)) }

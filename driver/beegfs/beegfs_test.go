@@ -10,7 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/collio/collio/driver"
-	"github.com/collio/collio/driver/internal/stripedtest"
+	"github.com/collio/collio/driver/internal/stripedfixture"
 	"github.com/collio/collio/driver/striped"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -21,14 +21,14 @@ import (
 // in the directory (or fails with mkErr), GET_STRIPEINFO answers info or
 // infoErr. A MKFILE call's Name is the name its filename pointer points to.
 type fakeKernel struct {
-	stripedtest.Kernel
+	stripedfixture.Kernel
 	t       *testing.T
 	mkErr   error
 	infoErr error
 	info    stripeInfo
 }
 
-func (k *fakeKernel) answer(c *stripedtest.Call, fd int, arg []byte, refs [][]byte) error {
+func (k *fakeKernel) answer(c *stripedfixture.Call, fd int, arg []byte, refs [][]byte) error {
 	switch c.Req {
 	case beegfsIocMkfileStripeHints:
 		require.Len(k.t, refs, 1, "the name buffer travels with the call")

@@ -7,13 +7,13 @@ import (
 	"testing"
 
 	"github.com/collio/collio/driver"
-	"github.com/collio/collio/driver/internal/stripedtest"
+	"github.com/collio/collio/driver/internal/stripedfixture"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // mount is where the tests on a real mount run (make test-beegfs).
-var mount = stripedtest.Mount{Env: "COLLIO_BEEGFS_DIR", Driver: Name, FS: "BeeGFS", Example: "/mnt/beegfs/$USER"}
+var mount = stripedfixture.Mount{Env: "COLLIO_BEEGFS_DIR", Driver: Name, FS: "BeeGFS", Example: "/mnt/beegfs/$USER"}
 
 func TestMountDetected(t *testing.T) { mount.CheckDetected(t) }
 

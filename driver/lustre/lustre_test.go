@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/collio/collio/driver"
-	"github.com/collio/collio/driver/internal/stripedtest"
+	"github.com/collio/collio/driver/internal/stripedfixture"
 	"github.com/collio/collio/driver/striped"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -18,13 +18,13 @@ import (
 // fakeKernel answers LL_IOC_LOV_SETSTRIPE with setErr and
 // LL_IOC_LOV_GETSTRIPE with getErr or by copying layout into the buffer.
 type fakeKernel struct {
-	stripedtest.Kernel
+	stripedfixture.Kernel
 	setErr error
 	getErr error
 	layout []byte
 }
 
-func (k *fakeKernel) answer(c *stripedtest.Call, _ int, arg []byte, _ [][]byte) error {
+func (k *fakeKernel) answer(c *stripedfixture.Call, _ int, arg []byte, _ [][]byte) error {
 	switch c.Req {
 	case llIocLovSetstripe:
 		return k.setErr
@@ -39,7 +39,7 @@ func (k *fakeKernel) answer(c *stripedtest.Call, _ int, arg []byte, _ [][]byte) 
 }
 
 // async: the call's descriptor had O_ASYNC (part of O_LOV_DELAY_CREATE).
-func async(c stripedtest.Call) bool { return c.Flags&unix.O_ASYNC != 0 }
+func async(c stripedfixture.Call) bool { return c.Flags&unix.O_ASYNC != 0 }
 
 func newFake() (*fakeKernel, driver.Driver) {
 	k := &fakeKernel{layout: answer(lovUserMagicV1, 1<<20, 4, 0, 3, 4, 5, 6)}

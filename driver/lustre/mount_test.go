@@ -6,13 +6,13 @@ import (
 	"testing"
 
 	"github.com/collio/collio/driver"
-	"github.com/collio/collio/driver/internal/stripedtest"
+	"github.com/collio/collio/driver/internal/stripedfixture"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // mount is where the tests on a real mount run (make test-lustre).
-var mount = stripedtest.Mount{Env: "COLLIO_LUSTRE_DIR", Driver: Name, FS: "Lustre", Example: "/lustre/scratch/$USER"}
+var mount = stripedfixture.Mount{Env: "COLLIO_LUSTRE_DIR", Driver: Name, FS: "Lustre", Example: "/lustre/scratch/$USER"}
 
 func TestMountDetected(t *testing.T) { mount.CheckDetected(t) }
 

@@ -9,16 +9,16 @@ import (
 	"testing"
 
 	"github.com/collio/collio/internal/comm"
-	"github.com/collio/collio/internal/mpitest"
+	"github.com/collio/collio/internal/mpirunner"
 	"github.com/stretchr/testify/require"
 )
 
-func TestMain(m *testing.M) { mpitest.Main(m) }
+func TestMain(m *testing.M) { mpirunner.Main(m) }
 
 // The quickstart's file holds every rank's line at its offset.
 func TestWrite(t *testing.T) {
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
-		path := filepath.Join(mpitest.TempDir(t, c), "out.dat")
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
+		path := filepath.Join(mpirunner.TempDir(t, c), "out.dat")
 		require.NoError(t, write(c, path))
 		got, err := os.ReadFile(path)
 		require.NoError(t, err)

@@ -11,14 +11,14 @@ import (
 
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/mpi"
-	"github.com/collio/collio/internal/mpitest"
+	"github.com/collio/collio/internal/mpirunner"
 )
 
 // Bad arguments are refused before MPI sees them (MPI would abort or
 // write outside a buffer), with a message naming the problem. All ranks
 // make the same bad calls, so nothing is left half-done.
 func TestArgumentErrors(t *testing.T) {
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
 		n, r := c.Size(), c.Rank()
 		zeros := make([]int, n)
 		cases := []struct {

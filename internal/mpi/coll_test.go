@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/collio/collio/internal/comm"
-	"github.com/collio/collio/internal/mpitest"
+	"github.com/collio/collio/internal/mpirunner"
 )
 
 // fill returns n bytes that encode who wrote them and where, so that any
@@ -24,7 +24,7 @@ func fill(n, from, to int) []byte {
 }
 
 func TestBarrierAndBcast(t *testing.T) {
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
 		require.NoError(t, c.Barrier())
 		for root := range c.Size() {
 			buf := make([]byte, 1000)
@@ -39,7 +39,7 @@ func TestBarrierAndBcast(t *testing.T) {
 }
 
 func TestAllgather(t *testing.T) {
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
 		n, r := c.Size(), c.Rank()
 		recv := make([]byte, 3*n)
 		require.NoError(t, c.Allgather(fill(3, r, 0), recv))
@@ -52,7 +52,7 @@ func TestAllgather(t *testing.T) {
 }
 
 func TestAllgatherv(t *testing.T) {
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
 		n, r := c.Size(), c.Rank()
 		// Rank p sends p*5 bytes (rank 0 sends nothing); blocks are
 		// placed in reverse rank order with a 2-byte gap between them.
@@ -74,7 +74,7 @@ func TestAllgatherv(t *testing.T) {
 }
 
 func TestAlltoall(t *testing.T) {
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
 		n, r := c.Size(), c.Rank()
 		const blk = 17
 		send := make([]byte, 0, n*blk)
@@ -91,7 +91,7 @@ func TestAlltoall(t *testing.T) {
 }
 
 func TestAlltoallvUnevenAndZero(t *testing.T) {
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
 		n, r := c.Size(), c.Rank()
 		// size(from, to) bytes go from rank "from" to rank "to"; every
 		// third pair sends nothing, including some self pairs.
@@ -127,7 +127,7 @@ func TestAlltoallvUnevenAndZero(t *testing.T) {
 }
 
 func TestAllreduceInt64(t *testing.T) {
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
 		n, r := int64(c.Size()), int64(c.Rank())
 		in := []int64{r, -r, 1 << 40, r * r}
 		out := make([]int64, len(in))
@@ -147,7 +147,7 @@ func TestAllreduceInt64(t *testing.T) {
 }
 
 func TestIallgatherPolled(t *testing.T) {
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
 		n, r := c.Size(), c.Rank()
 		recv := make([]byte, 8*n)
 		req, err := c.Iallgather(fill(8, r, 1), recv)

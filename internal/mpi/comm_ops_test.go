@@ -12,11 +12,11 @@ import (
 
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/mpi"
-	"github.com/collio/collio/internal/mpitest"
+	"github.com/collio/collio/internal/mpirunner"
 )
 
 func TestCommSplit(t *testing.T) {
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
 		n, r := c.Size(), c.Rank()
 		// Two groups by parity, each ordered by descending old rank.
 		sub, err := c.Split(r%2, -r)
@@ -81,7 +81,7 @@ func sameHost(t *testing.T, c comm.Comm) (size, rank int) {
 }
 
 func TestSplitNodeAndDup(t *testing.T) {
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
 		node, err := c.SplitNode()
 		require.NoError(t, err)
 		// The node's ranks are those with this rank's hostname (one
@@ -133,11 +133,11 @@ func TestFreeRefusesWorldAndApplicationComms(t *testing.T) {
 	// A handle known only through its Fortran integer is the application's.
 	w := mpi.CommFromFint(mpi.World().Fint())
 	assert.Error(t, w.Free())
-	assert.Equal(t, mpitest.Size(), mpi.World().Size(), "WORLD still works")
+	assert.Equal(t, mpirunner.Size(), mpi.World().Size(), "WORLD still works")
 }
 
 func TestFintRoundTrip(t *testing.T) {
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
 		w := mpi.World()
 		assert.Equal(t, int32(0), w.Fint(), "WORLD's Fortran handle is 0")
 		assert.Equal(t, w.Pointer(), mpi.CommFromFint(0).Pointer())

@@ -13,7 +13,7 @@ import (
 
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/mpi"
-	"github.com/collio/collio/internal/mpitest"
+	"github.com/collio/collio/internal/mpirunner"
 )
 
 // counterKinds runs fn with the counter in an MPI window (one node) and
@@ -28,7 +28,7 @@ func counterKinds(t *testing.T, fn func(t *testing.T, c mpi.Comm, served bool)) 
 		t.Run(name, func(t *testing.T) {
 			was := mpi.ForceCounterServer(served)
 			defer mpi.ForceCounterServer(was)
-			mpitest.Run(t, func(t *testing.T, c comm.Comm) { fn(t, c.(mpi.Comm), served) })
+			mpirunner.Run(t, func(t *testing.T, c comm.Comm) { fn(t, c.(mpi.Comm), served) })
 		})
 	}
 }

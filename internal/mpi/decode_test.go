@@ -11,7 +11,7 @@ import (
 
 	"github.com/collio/collio/internal/ioerr"
 	"github.com/collio/collio/internal/mpi"
-	"github.com/collio/collio/internal/mpi/mpitesting"
+	"github.com/collio/collio/internal/mpi/cdatatypes"
 	"github.com/collio/collio/layout"
 )
 
@@ -39,16 +39,16 @@ func requireMatchesMPI(t require.TestingT, name string, dt mpi.Datatype) *layout
 	require.Equal(t, size, lt.Size(), "%s: size", name)
 	require.Equal(t, lb, lt.LB(), "%s: lb", name)
 	require.Equal(t, ext, lt.Extent(), "%s: extent", name)
-	want, err := mpitesting.PackOffsets(dt)
+	want, err := cdatatypes.PackOffsets(dt)
 	require.NoError(t, err, name)
 	require.Equal(t, want, expandBlocks(lt), "%s: packed byte offsets", name)
 	return lt
 }
 
 func TestLayoutMatchesPackForCTypes(t *testing.T) {
-	types, err := mpitesting.CTypes()
+	types, err := cdatatypes.CTypes()
 	require.NoError(t, err)
-	defer mpitesting.FreeCTypes(types)
+	defer cdatatypes.FreeCTypes(types)
 	require.Len(t, types, 15+6+8) // 15 types, the darrays once per grid rank
 	for _, ct := range types {
 		requireMatchesMPI(t, ct.Name, ct.Type)
@@ -58,9 +58,9 @@ func TestLayoutMatchesPackForCTypes(t *testing.T) {
 // The darray pieces of all ranks of a grid cover the global array exactly
 // once.
 func TestLayoutDarraysTileTheArray(t *testing.T) {
-	types, err := mpitesting.CTypes()
+	types, err := cdatatypes.CTypes()
 	require.NoError(t, err)
-	defer mpitesting.FreeCTypes(types)
+	defer cdatatypes.FreeCTypes(types)
 	for _, grid := range []struct {
 		prefix string
 		elems  int64 // global elements
@@ -158,7 +158,7 @@ func BenchmarkLayoutLargeSubarray(b *testing.B) {
 }
 
 func TestLayoutUnsupportedCombiner(t *testing.T) {
-	f90, err := mpitesting.CTypeF90Real()
+	f90, err := cdatatypes.CTypeF90Real()
 	require.NoError(t, err)
 	_, err = f90.Layout()
 	require.Error(t, err)

@@ -54,7 +54,7 @@ func check(rc C.int, call string) error {
 	return newError(rc, call)
 }
 
-// CodeError is check for cgo code outside this package (mpitesting),
+// CodeError is check for cgo code outside this package (cdatatypes),
 // whose C.int is another type: nil for MPI_SUCCESS, an *Error otherwise.
 func CodeError(rc int, call string) error { return check(C.int(rc), call) }
 

@@ -1,6 +1,6 @@
 // Package mpi is collio's cgo binding to the host MPI library (built with
 // pkg-config ompi-c). It is the only package of collio, besides the C shared
-// library and this package's test support (mpitesting), that imports "C"
+// library and this package's test support (cdatatypes), that imports "C"
 // for MPI. Its handle types never expose C types.
 package mpi
 

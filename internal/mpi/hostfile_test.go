@@ -14,22 +14,22 @@ import (
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/ioerr"
 	"github.com/collio/collio/internal/mpi"
-	"github.com/collio/collio/internal/mpitest"
+	"github.com/collio/collio/internal/mpirunner"
 )
 
 func mpiComm(t *testing.T, c comm.Comm) mpi.Comm {
 	mc, ok := c.(mpi.Comm)
-	require.True(t, ok, "mpitest.Run should pass an mpi.Comm, got %T", c)
+	require.True(t, ok, "mpirunner.Run should pass an mpi.Comm, got %T", c)
 	return mc
 }
 
 // Each rank owns a 4x3 column block of a 4 x 3P int array: its file view
 // is a subarray, so its part of the file is noncontiguous.
 func TestHostFileSubarrayViewRoundTrip(t *testing.T) {
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
 		rank, nprocs := c.Rank(), c.Size()
 		t.Logf("%d ranks", nprocs)
-		path := filepath.Join(mpitest.TempDir(t, c), "host.dat")
+		path := filepath.Join(mpirunner.TempDir(t, c), "host.dat")
 		const rows, cols = 4, 3
 		view, err := mpi.TypeSubarray([]int{rows, cols * nprocs}, []int{rows, cols}, []int{0, cols * rank}, mpi.OrderC, mpi.TypeInt())
 		require.NoError(t, err)
@@ -79,8 +79,8 @@ func TestHostFileSubarrayViewRoundTrip(t *testing.T) {
 }
 
 func TestHostFileIndependentAndSize(t *testing.T) {
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
-		path := filepath.Join(mpitest.TempDir(t, c), "ind.dat")
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
+		path := filepath.Join(mpirunner.TempDir(t, c), "ind.dat")
 		f, err := mpi.HostOpen(mpiComm(t, c), path, mpi.ModeCreate|mpi.ModeRdWr, nil)
 		require.NoError(t, err)
 		// A vector memory type: every other int of buf goes to the file.
@@ -117,8 +117,8 @@ func TestHostFileIndependentAndSize(t *testing.T) {
 }
 
 func TestHostFileErrors(t *testing.T) {
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
-		dir := mpitest.TempDir(t, c)
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
+		dir := mpirunner.TempDir(t, c)
 		missing := filepath.Join(dir, "missing.dat")
 		_, err := mpi.HostOpen(mpiComm(t, c), missing, mpi.ModeRdOnly, nil)
 		require.Error(t, err)
@@ -155,8 +155,8 @@ func TestHostFileErrors(t *testing.T) {
 }
 
 func TestHostFileBufferCheckAllowsSparseTypes(t *testing.T) {
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
-		path := filepath.Join(mpitest.TempDir(t, c), "sparse.dat")
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
+		path := filepath.Join(mpirunner.TempDir(t, c), "sparse.dat")
 		f, err := mpi.HostOpen(mpiComm(t, c), path, mpi.ModeCreate|mpi.ModeRdWr|mpi.ModeDeleteOnClose, nil)
 		require.NoError(t, err)
 		defer func() { require.NoError(t, f.Close()) }()

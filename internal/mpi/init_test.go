@@ -11,7 +11,7 @@ import (
 	"github.com/collio/collio/internal/mpi"
 )
 
-// TestMain (mpitest.Main) has initialised MPI; a second Init must not
+// TestMain (mpirunner.Main) has initialised MPI; a second Init must not
 // re-initialise it and must report the level in force.
 func TestInitTwiceIsNoop(t *testing.T) {
 	require.True(t, mpi.Initialized())
@@ -22,7 +22,7 @@ func TestInitTwiceIsNoop(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, p1, p2)
 	assert.Equal(t, mpi.ThreadMultiple, p1, "Open MPI here provides MULTIPLE")
-	assert.True(t, mpi.OwnsMPI(), "mpitest.Main initialised MPI through this package")
+	assert.True(t, mpi.OwnsMPI(), "mpirunner.Main initialised MPI through this package")
 	assert.Equal(t, "MPI_THREAD_MULTIPLE", p1.String())
 	assert.Equal(t, "ThreadLevel(9)", mpi.ThreadLevel(9).String())
 }

@@ -5,10 +5,10 @@ package mpi_test
 import (
 	"testing"
 
-	"github.com/collio/collio/internal/mpitest"
+	"github.com/collio/collio/internal/mpirunner"
 )
 
-// TestMain runs the package's tests under mpitest: it initialises MPI, keeps
+// TestMain runs the package's tests under mpirunner: it initialises MPI, keeps
 // only rank 0's output and makes every rank agree on the result. It lives in
-// the external test package because mpitest imports mpi.
-func TestMain(m *testing.M) { mpitest.Main(m) }
+// the external test package because mpirunner imports mpi.
+func TestMain(m *testing.M) { mpirunner.Main(m) }

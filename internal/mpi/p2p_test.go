@@ -12,7 +12,7 @@ import (
 
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/mpi"
-	"github.com/collio/collio/internal/mpitest"
+	"github.com/collio/collio/internal/mpirunner"
 )
 
 // Every rank sends a 256 KiB message to every rank (itself included), half
@@ -20,7 +20,7 @@ import (
 // a GC runs while the transfers are in flight, to show the buffers are
 // pinned and kept alive.
 func TestAllPairsLargeMessages(t *testing.T) {
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
 		const size = 256 << 10
 		n, r := c.Size(), c.Rank()
 		recvs := make([][]byte, n)
@@ -61,7 +61,7 @@ func TestAllPairsLargeMessages(t *testing.T) {
 func bytesEqual(a, b []byte) bool { return string(a) == string(b) }
 
 func TestAnySource(t *testing.T) {
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
 		n, r := c.Size(), c.Rank()
 		// Every rank sends its rank number to rank 0, which receives
 		// them in arrival order.
@@ -85,7 +85,7 @@ func TestAnySource(t *testing.T) {
 }
 
 func TestTruncatedReceive(t *testing.T) {
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
 		n, r := c.Size(), c.Rank()
 		next, prev := (r+1)%n, (r+n-1)%n
 		sreq, err := c.Isend(fill(100, r, next), next, 9)
@@ -107,7 +107,7 @@ func TestTruncatedReceive(t *testing.T) {
 }
 
 func TestZeroLengthAndTestPolling(t *testing.T) {
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
 		n, r := c.Size(), c.Rank()
 		next, prev := (r+1)%n, (r+n-1)%n
 		rreq, err := c.Irecv(nil, prev, 1)
@@ -128,7 +128,7 @@ func TestZeroLengthAndTestPolling(t *testing.T) {
 }
 
 func TestWaitallEdgeCases(t *testing.T) {
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
 		mc := c.(mpi.Comm)
 		r := c.Rank()
 		buf := make([]byte, 4)

@@ -10,13 +10,13 @@ import (
 
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/mpi"
-	"github.com/collio/collio/internal/mpitest"
+	"github.com/collio/collio/internal/mpirunner"
 )
 
 // TestFor gives up at its deadline while a peer has not joined, leaving
 // the request pending, and completes it once the peer joins.
 func TestRequestTestFor(t *testing.T) {
-	mpitest.Run(t, func(t *testing.T, c comm.Comm) {
+	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
 		if c.Size() < 2 {
 			t.Skip("needs 2 ranks")
 		}

@@ -12,7 +12,7 @@ package soak
 //     or a later one;
 //   - no rank reports an error that is not every rank's, except as above;
 //   - reads return what the reference says the file holds, and the file,
-//     once closed, equals the reference (internal/reftest expands every
+//     once closed, equals the reference (internal/refmodel expands every
 //     write) wherever no fault could have touched it.
 //
 // Memory, goroutines and open descriptors are measured after a warm-up
@@ -39,7 +39,7 @@ import (
 	"github.com/collio/collio/driver/faulty"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/ioerr"
-	"github.com/collio/collio/internal/reftest"
+	"github.com/collio/collio/internal/refmodel"
 	"github.com/collio/collio/layout"
 
 	_ "github.com/collio/collio/driver/sim"
@@ -759,7 +759,7 @@ func access(o op, r int, data []byte) (adio.Access, []int64) {
 	for i := range buf {
 		buf[i] = fillByte
 	}
-	offs := reftest.MemOffsets(reftest.Access{MemType: m, Count: o.count[r], Size: o.size[r]})
+	offs := refmodel.MemOffsets(refmodel.Access{MemType: m, Count: o.count[r], Size: o.size[r]})
 	for i, off := range offs {
 		if data != nil {
 			buf[off] = data[i]
@@ -1119,7 +1119,7 @@ func (s *soak) check(ss *session, res [][]result, fired [][]int) {
 
 // fileOffsets is the file offset of each data byte of rank r's transfer.
 func fileOffsets(o op, r int, rr result) []int64 {
-	return reftest.FileOffsets(reftest.Access{Disp: rr.view.Disp, Filetype: rr.view.Filetype,
+	return refmodel.FileOffsets(refmodel.Access{Disp: rr.view.Disp, Filetype: rr.view.Filetype,
 		DataStart: o.off[r] * rr.view.Etype.Size(), Size: o.size[r]})
 }
 
