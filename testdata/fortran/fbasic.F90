@@ -36,6 +36,7 @@ program fbasic
   use mpi
   implicit none
 #endif
+  character(len=*), parameter :: prog = 'fbasic'
   integer, parameter :: nx = 10, ny = 7, nat = 5, nind = 8
   integer :: ierr, rank, np, fh, info, i, j, k, ftype, eh, eh2
   integer :: dims(2), coords(2), gsizes(2), distribs(2), dargs(2), psizes(2)
@@ -362,36 +363,7 @@ program fbasic
 
 contains
 
-  subroutine fail(what)
-    character(len=*), intent(in) :: what
-    integer :: e
-    write (0, '(a,i0,a,a)') 'FAIL fbasic rank ', rank, ': ', what
-    call MPI_Abort(MPI_COMM_WORLD, 1, e)
-    stop 1
-  end subroutine fail
-
-  subroutine check(rc, what)
-    integer, intent(in) :: rc
-    character(len=*), intent(in) :: what
-    integer :: n, e
-    character(len=MPI_MAX_ERROR_STRING) :: s
-    if (rc == MPI_SUCCESS) return
-    call MPI_Error_string(rc, s, n, e)
-    call fail(what // ': ' // s(1:n))
-  end subroutine check
-
-  ! served: collio serves fh when its info has collio's own keys.
-  logical function served(f)
-    integer, intent(in) :: f
-    integer :: i2, e
-    logical :: has
-    character(len=MPI_MAX_INFO_VAL) :: v
-    call MPI_File_get_info(f, i2, e)
-    call check(e, 'get_info')
-    call MPI_Info_get(i2, 'collio_strategy', MPI_MAX_INFO_VAL, v, has, e)
-    call MPI_Info_free(i2, e)
-    served = has
-  end function served
+#include "checks.inc"
 
   subroutine check_served(f)
     integer, intent(in) :: f

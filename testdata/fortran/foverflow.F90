@@ -20,6 +20,7 @@ program foverflow
   use mpi
   implicit none
 #endif
+  character(len=*), parameter :: prog = 'foverflow'
   integer(kind=MPI_OFFSET_KIND), parameter :: wrap = 2_MPI_OFFSET_KIND**61 + 1_MPI_OFFSET_KIND
   ! (2**63-1)/8: byte 2**63-8, where one etype ends at 2**63.
   integer(kind=MPI_OFFSET_KIND), parameter :: last = 1152921504606846975_MPI_OFFSET_KIND
@@ -88,36 +89,7 @@ program foverflow
 
 contains
 
-  subroutine fail(what)
-    character(len=*), intent(in) :: what
-    integer :: e
-    write (0, '(a,i0,a,a)') 'FAIL foverflow rank ', rank, ': ', what
-    call MPI_Abort(MPI_COMM_WORLD, 1, e)
-    stop 1
-  end subroutine fail
-
-  subroutine check(rc, what)
-    integer, intent(in) :: rc
-    character(len=*), intent(in) :: what
-    integer :: n, e
-    character(len=MPI_MAX_ERROR_STRING) :: s
-    if (rc == MPI_SUCCESS) return
-    call MPI_Error_string(rc, s, n, e)
-    call fail(what // ': ' // s(1:n))
-  end subroutine check
-
-  ! served: collio serves f when its info has collio's own keys.
-  logical function served(f)
-    integer, intent(in) :: f
-    integer :: i2, e
-    logical :: has
-    character(len=MPI_MAX_INFO_VAL) :: val
-    call MPI_File_get_info(f, i2, e)
-    call check(e, 'get_info')
-    call MPI_Info_get(i2, 'collio_strategy', MPI_MAX_INFO_VAL, val, has, e)
-    call MPI_Info_free(i2, e)
-    served = has
-  end function served
+#include "checks.inc"
 
   ! expect_arg checks that rc is of class MPI_ERR_ARG and that its message
   ! holds t1, t2 and t3.
