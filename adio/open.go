@@ -285,11 +285,12 @@ func (f *File) openDriverFiles() error {
 		err = f.openLocal(0)
 	}
 	// The agreement also shares the striping the creator (or the first
-	// aggregator) sees, which ranks that deferred their open do not know.
-	var mine [3]uint64
+	// aggregator) sees, which ranks that deferred their open do not know,
+	// and which ranks have the file open.
+	var mine [4]uint64
 	if err == nil && f.f != nil {
 		l := f.f.Layout()
-		mine = [3]uint64{uint64(l.StripeSize), uint64(int64(l.StripeCount)), uint64(int64(l.StartTarget))}
+		mine = [4]uint64{uint64(l.StripeSize), uint64(int64(l.StripeCount)), uint64(int64(l.StartTarget)), 1}
 	}
 	if err != nil {
 		err = f.wrap(err, "open")
@@ -297,11 +298,30 @@ func (f *File) openDriverFiles() error {
 	all, err := agree.Record(f.comm, err, mine[:])
 	if err != nil {
 		f.closeDriverFile()
-		return err
+		return f.notShared(err, all, len(mine))
 	}
-	w := all[3*creator:]
+	w := all[len(mine)*creator:]
 	f.layout = driver.Layout{StripeSize: int64(w[0]), StripeCount: int(int64(w[1])), StartTarget: int(int64(w[2]))}
 	return nil
+}
+
+// notShared rewords an open that failed with ErrNotFound on some ranks
+// while other ranks have the file open (words: every rank's record, k
+// words each, the last one 1 where the file is open): the path is then
+// not on a file system every rank sees, which is what a user must fix,
+// typically a node-local directory such as /tmp in a job across nodes.
+// Every rank has the same words and error, so the text stays the same.
+func (f *File) notShared(err error, words []uint64, k int) error {
+	if !errors.Is(err, ioerr.ErrNotFound) || len(words) == 0 {
+		return err
+	}
+	for r := 0; r < f.comm.Size(); r++ {
+		if words[k*r+k-1] == 1 {
+			return &ioerr.Error{Class: ioerr.ErrNotFound, Op: "open", Path: f.path, Rank: -1, Err: err,
+				Msg: fmt.Sprintf("rank %d has the file open, but not every rank can see it: is its directory on a file system every node shares? (a node-local directory such as /tmp differs on every node) [%v]", r, err)}
+		}
+	}
+	return err
 }
 
 // isAggregator reports whether this rank is a collective-buffering aggregator.
