@@ -93,6 +93,8 @@ func TestCommands(t *testing.T) {
 			"timeout -k 10 300 mpirun --allow-run-as-root -np 2 -x LD_PRELOAD=/repo/bin/libcollio.so -x IOR_HINT__MPI__collio_strategy=independent -x IOR_HINT__MPI__cb_buffer_size=1m /opt/ior/bin/ior -a MPIIO -c -b 8388608 -t 65536 -s 1 -w -r -C -e -i 1 -o /dev/shm/cbench.X/ior.dat"},
 		{l.Command("ior-strided", 4, d, 65536, 128, ior),
 			"timeout -k 10 300 mpirun --allow-run-as-root -np 4 --oversubscribe --mca io ompio --mca fcoll individual /opt/ior/bin/ior -a MPIIO -c -b 65536 -t 65536 -s 128 -w -r -C -e -i 1 -o /dev/shm/cbench.X/ior.dat"},
+		{l.Command("ior-strided-own", 4, d, 65536, 128, ior),
+			"timeout -k 10 300 mpirun --allow-run-as-root -np 4 --oversubscribe --mca io ompio --mca fcoll individual /opt/ior/bin/ior -a MPIIO -c -b 65536 -t 65536 -s 128 -w -r -e -i 1 -o /dev/shm/cbench.X/ior.dat"},
 		{l.E3SMCommand(2, "/dev/shm/e/0/out.nc", "f", ParseVariant("collio:tam+collio_node_size=4")),
 			"timeout -k 10 300 mpirun --allow-run-as-root -np 2 -x LD_PRELOAD=/repo/bin/libcollio.so -x 'PNETCDF_HINTS=collio_strategy=tam;collio_node_size=4' /opt/e3sm_io -k -r 2 -o /dev/shm/e/0/out.nc /opt/datasets/map_f_case_16p.nc"},
 	} {

@@ -26,6 +26,7 @@ Programs (PROGRAMS):
   ior-seg      IOR -a MPIIO -c, one segment per rank: -b K*B -t B -s 1   (needs IOR=/path/to/ior)
   ior-strided  IOR -a MPIIO -c, K segments: -b B -t B -s K                (needs IOR=/path/to/ior)
   Both IOR programs add -w -r -C -e -i 1.
+  ior-seg-own, ior-strided-own   the same without -C: each rank reads back its own data
   e3sm         E3SM-IO (the TAM paper's workload): e3sm_io -k -o DIR/out.nc MAP, PnetCDF canonical
                layout, for the F, G and I cases' 16-rank maps (needs E3SM_IO=/path/to/e3sm_io); its own
                cells (E3SM_CASES x E3SM_NP x E3SM_DIRS) and variants (E3SM_VARIANTS); the output files
@@ -210,7 +211,7 @@ func FromEnv(root string, getenv func(string) string) (*Settings, error) {
 	for _, p := range s.Programs {
 		switch p {
 		case "collperf", "callcost":
-		case "ior-seg", "ior-strided":
+		case "ior-seg", "ior-strided", "ior-seg-own", "ior-strided-own":
 			if s.IOR == "" {
 				return nil, bad("PROGRAMS has %s: set IOR=/path/to/ior (docs/benchmarks.md)", p)
 			}
@@ -219,7 +220,7 @@ func FromEnv(root string, getenv func(string) string) (*Settings, error) {
 				return nil, bad("PROGRAMS has e3sm: set E3SM_IO=/path/to/e3sm_io (docs/benchmarks.md)")
 			}
 		default:
-			return nil, bad("PROGRAMS: unknown program %s (collperf callcost ior-seg ior-strided e3sm)", p)
+			return nil, bad("PROGRAMS: unknown program %s (collperf callcost ior-seg ior-strided ior-seg-own ior-strided-own e3sm)", p)
 		}
 	}
 	if s.IOR != "" {

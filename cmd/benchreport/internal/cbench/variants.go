@@ -128,10 +128,12 @@ func (l Launcher) Command(prog string, np int, dir string, b, k int64, v Variant
 		cmd = append(cmd, l.Build+"/collperf", "-s", bs, "-r", ks, "-f", dir+"/collperf.dat")
 	case "callcost":
 		cmd = append(cmd, l.Build+"/callcost", "-c", ks, "-b", bs, "-f", dir+"/callcost.dat")
-	case "ior-seg":
-		cmd = append(cmd, l.S.IOR, "-a", "MPIIO", "-c", "-b", strconv.FormatInt(k*b, 10), "-t", bs, "-s", "1", "-w", "-r", "-C", "-e", "-i", "1", "-o", dir+"/ior.dat")
-	case "ior-strided":
-		cmd = append(cmd, l.S.IOR, "-a", "MPIIO", "-c", "-b", bs, "-t", bs, "-s", ks, "-w", "-r", "-C", "-e", "-i", "1", "-o", dir+"/ior.dat")
+	case "ior-seg", "ior-seg-own":
+		cmd = append(cmd, l.S.IOR, "-a", "MPIIO", "-c", "-b", strconv.FormatInt(k*b, 10), "-t", bs, "-s", "1", "-w", "-r")
+		cmd = append(cmd, iorTail(prog, dir)...)
+	case "ior-strided", "ior-strided-own":
+		cmd = append(cmd, l.S.IOR, "-a", "MPIIO", "-c", "-b", bs, "-t", bs, "-s", ks, "-w", "-r")
+		cmd = append(cmd, iorTail(prog, dir)...)
 	}
 	return append(cmd, hflag...)
 }
@@ -160,4 +162,15 @@ func Shell(cmd []string) string {
 		}
 	}
 	return strings.Join(q, " ")
+}
+
+// iorTail ends an IOR command: -C (each rank reads back another rank's
+// data, so that no page cache serves the read) but for the -own programs,
+// whose ranks read back their own.
+func iorTail(prog, dir string) []string {
+	var t []string
+	if !strings.HasSuffix(prog, "-own") {
+		t = append(t, "-C")
+	}
+	return append(t, "-e", "-i", "1", "-o", dir+"/ior.dat")
 }
