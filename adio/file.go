@@ -204,7 +204,7 @@ func (f *File) agree(op string, err error) error {
 }
 
 // agreeRecord is agree carrying a record of words from every rank in the
-// same Allgather (agree.RecordChecked): rank r's words are all[r*len(mine):
+// same Allgather (meet, callrecord.go): rank r's words are all[r*len(mine):
 // (r+1)*len(mine)].
 func (f *File) agreeRecord(op string, err error, mine []uint64) (all []uint64, _ error) {
 	if cerr := f.settleChecks(op); cerr != nil {
