@@ -87,14 +87,23 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 		}
 	}
 	// Every rank evaluates the table on the same inputs: no agreement needed.
-	name, reason, err := chooseStrategy(&f.cfg, situation{write: write, ranges: c.ranges, nodes: f.nodes.Count(), striped: f.striped(), sieve: f.sieves(write), bytes: c.bytes, pieces: c.pieces})
+	sit := situation{write: write, ranges: c.ranges, nodes: f.nodes.Count(), striped: f.striped(), sieve: f.sieves(write), bytes: c.bytes, pieces: c.pieces}
+	name, reason, err := chooseStrategy(&f.cfg, sit)
 	if err != nil {
 		return 0, ioerr.Wrap(err, op, f.path, -1) // the same text on every rank
 	}
+	f.measured.observe(c.prevTook)
+	name, reason, sh, cand := f.measuredChoice(sit, name, reason)
+	f.measured.timing(sh, cand, f.seq, c.bytes)
+	// Timed from here: the wait for ranks that came late to the entry
+	// is the program's, not the strategy's.
+	timed := monotonic()
 	f.last.Strategy, f.last.Reason = name, reason
 	c.aggs = c.aggregators(name)
 	c.deferred = name == hints.StrategyIndependent && f.defersAgreement() && !f.cached
-	f.learned.learn(write, c.deferred)
+	// A trial of independent I/O is no pattern to repeat without
+	// agreement: the next calls try the other candidates.
+	f.learned.learn(write, c.deferred && (sh == nil || sh.settledOn(cand)))
 	s := c.strategy(name)
 	var n int64
 	if write {
@@ -125,7 +134,11 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 			return 0, err
 		}
 	}
-	f.finishCall(v, off, n, advance, start)
+	end := monotonic()
+	if sh != nil {
+		f.measured.took(f.seq, int64(end-timed))
+	}
+	f.finishCallAt(v, off, n, advance, start, end)
 	return n, nil
 }
 
@@ -302,6 +315,7 @@ func (f *File) enter(c *call, write bool, local error) (pending []coll.Range, er
 	v, a, off, op := c.view, c.access, c.off, c.op
 	mine, local := f.ownRecord(op, v, a, off, local)
 	mine.bad = local != nil || f.owed != nil
+	mine.tookSeq, mine.tookNs = f.measured.tookSeq, f.measured.tookNs
 	report := local == nil && f.reportsOwnBlocks()
 	if report {
 		mine.own = f.countOwnBlocks(coll.Access{Disp: v.Disp, Filetype: v.Filetype, DataStart: off * v.Etype.Size(), Size: a.Size()})
@@ -344,6 +358,11 @@ func (f *File) enter(c *call, write bool, local error) (pending []coll.Range, er
 	fell := -1
 	for r := range n {
 		e := rec(r)
+		if e.tookSeq != f.measured.pending.seq || c.prevTook < 0 {
+			c.prevTook = -1 // some rank did not finish that call: no figure
+		} else {
+			c.prevTook = max(c.prevTook, e.tookNs)
+		}
 		c.ranges[r] = e.rng
 		c.bytes += e.bytes
 		c.pieces += e.pieces

@@ -22,6 +22,7 @@ type config struct {
 	direct            [2]bool  // direct_read, direct_write
 	collectiveTimeout time.Duration
 	overlap           bool
+	measure           bool // collio_measure: time the table's collective choices (measure.go)
 	// autoAggregators: collio_auto_aggregators=enable and the user named
 	// no aggregators (cb_nodes, cb_config_list) and every rank opened.
 	autoAggregators  bool
@@ -52,6 +53,7 @@ func newConfig(h *hints.Set) config {
 		direct:            [2]bool{h.Bool(hints.DirectRead), h.Bool(hints.DirectWrite)},
 		collectiveTimeout: time.Duration(h.Int(hints.CollioCollectiveTimeout)) * time.Second,
 		overlap:           h.Enum(hints.CollioOverlap) == hints.Enable,
+		measure:           h.Enum(hints.CollioMeasure) == hints.Enable,
 		autoAggregators: h.Enum(hints.CollioAutoAggregators) == hints.Enable &&
 			!h.IsSet(hints.CBNodes) && !h.IsSet(hints.CBConfigList) && !h.Bool(hints.RomioNoIndepRW),
 		coRatio:          h.Int(hints.RomioLustreCoRatio),

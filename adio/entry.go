@@ -28,10 +28,13 @@ type entryRecord struct {
 	maySieve bool
 	digest   uint64 // the directions of the file's transfers so far
 	pieces   int64  // estimated file pieces (layout.PiecesOf)
+	// tookSeq and tookNs: how long this rank's last timed call, number
+	// tookSeq, took (the measured choice, measure.go).
+	tookSeq, tookNs int64
 }
 
 // entryWords is the size of an encoded entryRecord in 64-bit words.
-const entryWords = 14
+const entryWords = 16
 
 func (e *entryRecord) encode(b []byte) {
 	// The header (callrecord.go) first.
@@ -40,6 +43,7 @@ func (e *entryRecord) encode(b []byte) {
 		uint64(e.rng.Start), uint64(e.rng.End),
 		uint64(e.pending.Start), uint64(e.pending.End), uint64(e.bytes), flag(e.fellBack),
 		uint64(e.own.Count), e.own.Hash, flag(e.maySieve), uint64(e.pieces),
+		uint64(e.tookSeq), uint64(e.tookNs),
 	}
 	for i, x := range w {
 		binary.LittleEndian.PutUint64(b[8*i:], x)
@@ -54,6 +58,7 @@ func decodeEntry(b []byte) entryRecord {
 		rng:     coll.Range{Start: i(4), End: i(5)},
 		pending: coll.Range{Start: i(6), End: i(7)}, bytes: i(8), fellBack: w(9) != 0,
 		own: coll.OwnBlocks{Count: i(10), Hash: w(11)}, maySieve: w(12) != 0, pieces: i(13),
+		tookSeq: i(14), tookNs: i(15),
 	}
 }
 

@@ -67,6 +67,8 @@ type File struct {
 	// learned is what the automatic choice learned of the pattern of
 	// collective calls (learning.go).
 	learned learning
+	// measured is what the measured choice timed (measure.go).
+	measured measuring
 	// opFile: this File runs one nonblocking operation's call, which
 	// rechecks in the foreground.
 	opFile bool

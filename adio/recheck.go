@@ -137,9 +137,16 @@ func (f *File) patternHolds(write bool, all []byte) bool {
 		bytes += e.bytes
 		pieces += e.pieces
 	}
-	name, _, err := chooseStrategy(&f.cfg, situation{write: write, ranges: ranges, nodes: f.nodes.Count(),
-		striped: f.striped(), sieve: f.sieves(write), bytes: bytes, pieces: pieces})
-	return err == nil && name == hints.StrategyIndependent
+	s := situation{write: write, ranges: ranges, nodes: f.nodes.Count(),
+		striped: f.striped(), sieve: f.sieves(write), bytes: bytes, pieces: pieces}
+	name, _, err := chooseStrategy(&f.cfg, s)
+	if err != nil {
+		return false
+	}
+	if kept, ok := f.measured.kept(s, name); ok && f.candidates(s, name) != nil {
+		name = kept // the measured choice's, as the agreed call would run
+	}
+	return name == hints.StrategyIndependent
 }
 
 // settleChecks completes the checks still posted before a synchronizing

@@ -337,6 +337,9 @@ type call struct {
 	// (collio_error_agreement=deferred, strategy independent), so no
 	// barrier follows it either.
 	deferred bool
+	// prevTook is the slowest rank's time of the last timed call, from
+	// the entry records (-1: not every rank timed that call).
+	prevTook int64
 }
 
 // WriteIndependent is the independent strategy's write

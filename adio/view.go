@@ -145,6 +145,7 @@ func (f *File) SetInfo(h map[string]string, lenient bool) error {
 	f.mu.Lock()
 	f.setHints(updated)
 	f.learned.forget()
+	f.measured.reset()
 	f.mu.Unlock()
 	return nil
 }

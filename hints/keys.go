@@ -47,6 +47,7 @@ const (
 	CollioOverlap           = "collio_overlap"
 	CollioFileDomains       = "collio_file_domains"
 	CollioAutoAggregators   = "collio_auto_aggregators"
+	CollioMeasure           = "collio_measure"
 	CollioBytesPerAgg       = "collio_bytes_per_aggregator"
 	CollioErrorAgreement    = "collio_error_agreement"
 	// CollioIOServers is how many ranks SplitIOServers makes I/O servers:

@@ -1,0 +1,256 @@
+package adio
+
+import (
+	"fmt"
+	"math/bits"
+	"strings"
+
+	"github.com/collio/collio/hints"
+	"github.com/collio/collio/internal/coll"
+)
+
+// The measured choice. The table (chooseStrategy) decides from the call's
+// shape alone, by rules measured on one node; which strategy is fastest
+// also depends on the network between the nodes, the file system's
+// clients and the cores, which no rule sees. So where the table weighed
+// collective buffering against independent I/O, or one aggregating
+// strategy against another, and no hint decided, the agreed calls of one
+// shape are timed: each candidate runs trialCalls calls in turn, the
+// fastest is kept, and another candidate runs again now and then
+// (firstRetrial calls later, then twice as far up to lastRetrial).
+//
+// Every rank makes the same choice: a rank sends how long its previous
+// agreed call took in the next call's entry record, and every rank takes
+// the slowest rank's time from the same Allgather. Times are one-sided
+// noise (a rank kept off its core is slower, never faster), so a
+// candidate's figure is the least of its last keptSamples times per MiB;
+// one replaces the table's choice, or the one kept, only when it is at
+// least switchPercent per cent faster. A choice that changes between
+// calls never changes the bytes: every strategy writes what the host's
+// MPI-IO writes.
+const (
+	trialCalls    = 2
+	keptSamples   = 3
+	firstRetrial  = 32
+	lastRetrial   = 1024
+	switchPercent = 10
+	// maxShapes bounds the memory of programs whose calls never repeat a
+	// shape; calls of further shapes keep the table's choice.
+	maxShapes = 256
+)
+
+// shapeKey says which calls are alike: the same direction and table
+// choice, and sizes and mean pieces within a power of two.
+type shapeKey struct {
+	write      bool
+	table      string
+	sizeClass  int8 // bits.Len64 of the call's bytes
+	pieceClass int8 // bits.Len64 of the mean piece (0: unknown)
+}
+
+// shape is what was measured of one shape's calls.
+type shape struct {
+	cands []string // the table's choice first
+	// perMiB holds, per candidate, the nanoseconds per MiB of its last
+	// keptSamples timed calls, oldest first.
+	perMiB [][]int64
+	calls  int // agreed calls of this shape so far
+	best   int // the candidate kept once each was tried
+	// retryAt is the call (counted in calls) where a candidate other than
+	// best runs again; gap the calls until the one after; next the
+	// candidate it will be.
+	retryAt, gap, next int
+}
+
+// timedCall is the last agreed call whose time the next entry records
+// carry: the same on every rank.
+type timedCall struct {
+	shape *shape
+	cand  int
+	seq   int64
+	bytes int64
+}
+
+// measuring is a file's measured choice.
+type measuring struct {
+	shapes  map[shapeKey]*shape
+	pending timedCall
+	// tookSeq and tookNs are this rank's time of its last timed call, for
+	// its next entry record.
+	tookSeq, tookNs int64
+}
+
+// reset forgets every measurement: new hints may make other strategies
+// faster (cb_buffer_size, aggregators).
+func (m *measuring) reset() { *m = measuring{} }
+
+// candidates lists the strategies the measured choice may time for a call
+// the table gave to name, name first; nil where a hint, the call's kind
+// or a rule with no alternative decides: a forced strategy or
+// romio_cb_*=disable, I/O servers, the E10 cache, a nonblocking
+// operation, calls whose ranges do not interleave (independent I/O moves
+// every byte once, with no exchange) unless collective buffering is
+// enabled, and calls that move nothing.
+func (f *File) candidates(s situation, name string) []string {
+	d := direction(s.write)
+	switch {
+	case !f.cfg.measure || f.cfg.strategy != hints.StrategyAuto || f.cfg.ioServers || f.cfg.noIndepRW,
+		f.cached, f.opFile, s.bytes <= 0, f.cfg.cb[d] == hints.Disable:
+		return nil
+	case f.cfg.cb[d] != hints.Enable && !coll.Interleaved(s.ranges):
+		return nil
+	}
+	pool := []string{hints.StrategyTwoPhase}
+	if s.nodes > 1 {
+		pool = append(pool, hints.StrategyTAM)
+	} else if !s.striped {
+		pool = append(pool, hints.StrategyDynamic)
+	}
+	if f.cfg.cb[d] != hints.Enable {
+		pool = append(pool, hints.StrategyIndependent)
+	}
+	cands := []string{name}
+	for _, p := range pool {
+		if _, ok := coll.Lookup(p); ok && p != name {
+			cands = append(cands, p)
+		}
+	}
+	if len(cands) < 2 {
+		return nil
+	}
+	return cands
+}
+
+// keyOf is the shape of a call the table gave to name.
+func keyOf(s situation, name string) shapeKey {
+	k := shapeKey{write: s.write, table: name, sizeClass: int8(bits.Len64(uint64(s.bytes)))}
+	if s.pieces > 0 {
+		k.pieceClass = int8(bits.Len64(uint64(s.bytes / s.pieces)))
+	}
+	return k
+}
+
+// measuredChoice is the strategy for a call of s that the table gave to
+// name for reason, and the reason extended by how it was chosen; as the
+// table's where nothing is measured. Pure on what every rank shares.
+func (f *File) measuredChoice(s situation, name, reason string) (string, string, *shape, int) {
+	cands := f.candidates(s, name)
+	if cands == nil {
+		return name, reason, nil, 0
+	}
+	m := &f.measured
+	key := keyOf(s, name)
+	sh := m.shapes[key]
+	if sh == nil {
+		if len(m.shapes) >= maxShapes {
+			return name, reason, nil, 0
+		}
+		if m.shapes == nil {
+			m.shapes = make(map[shapeKey]*shape)
+		}
+		sh = &shape{cands: cands, perMiB: make([][]int64, len(cands)), gap: firstRetrial,
+			retryAt: trialCalls*len(cands) + firstRetrial}
+		m.shapes[key] = sh
+	}
+	i, how := sh.pick()
+	return sh.cands[i], reason + "; measured choice: " + how, sh, i
+}
+
+// pick is the candidate for the shape's next call, and how it was picked.
+func (sh *shape) pick() (int, string) {
+	n := sh.calls
+	sh.calls++
+	switch {
+	case n < trialCalls*len(sh.cands):
+		i := n / trialCalls
+		return i, fmt.Sprintf("trying %s (%d timed calls of each of %s)", sh.cands[i], trialCalls, strings.Join(sh.cands, ", "))
+	case n >= sh.retryAt:
+		sh.next = (sh.next + 1) % len(sh.cands)
+		if sh.next == sh.best {
+			sh.next = (sh.next + 1) % len(sh.cands)
+		}
+		sh.retryAt, sh.gap = n+sh.gap, min(2*sh.gap, lastRetrial)
+		return sh.next, fmt.Sprintf("trying %s again (now and then, against %s)", sh.cands[sh.next], sh.cands[sh.best])
+	}
+	return sh.best, fmt.Sprintf("%s, the fastest of %s on this shape's timed calls", sh.cands[sh.best], strings.Join(sh.cands, ", "))
+}
+
+// settledOn reports whether the shape's last call ran candidate i as
+// the kept one, every candidate tried.
+func (sh *shape) settledOn(i int) bool {
+	return sh.calls > trialCalls*len(sh.cands) && i == sh.best
+}
+
+// timing says that the call about to run, number seq, of bytes in all,
+// is timed for candidate i of sh (nil: not timed).
+func (m *measuring) timing(sh *shape, i int, seq, bytes int64) {
+	m.pending = timedCall{}
+	if sh != nil {
+		m.pending = timedCall{shape: sh, cand: i, seq: seq, bytes: bytes}
+	}
+}
+
+// took records this rank's time for call seq, for its next entry record.
+func (m *measuring) took(seq, ns int64) { m.tookSeq, m.tookNs = seq, ns }
+
+// observe takes the slowest rank's time of the pending call (ns < 0: some
+// rank's record was of another call, or it failed there).
+func (m *measuring) observe(ns int64) {
+	p := m.pending
+	m.pending = timedCall{}
+	if p.shape == nil || ns < 0 || p.bytes <= 0 {
+		return
+	}
+	perMiB := int64(float64(ns) * (1 << 20) / float64(p.bytes))
+	s := append(p.shape.perMiB[p.cand], perMiB)
+	if len(s) > keptSamples {
+		s = append([]int64(nil), s[len(s)-keptSamples:]...)
+	}
+	p.shape.perMiB[p.cand] = s
+	p.shape.keepFastest()
+}
+
+// figure is candidate i's time per MiB: the least of its kept samples
+// (ok false: none yet).
+func (sh *shape) figure(i int) (int64, bool) {
+	s := sh.perMiB[i]
+	if len(s) == 0 {
+		return 0, false
+	}
+	least := s[0]
+	for _, x := range s[1:] {
+		least = min(least, x)
+	}
+	return least, true
+}
+
+// keepFastest makes the fastest measured candidate the kept one when it
+// beats the kept one by switchPercent, or the kept one has no figure.
+func (sh *shape) keepFastest() {
+	fastest := -1
+	var least int64
+	for i := range sh.cands {
+		if x, ok := sh.figure(i); ok && (fastest < 0 || x < least) {
+			fastest, least = i, x
+		}
+	}
+	if fastest < 0 || fastest == sh.best {
+		return
+	}
+	kept, ok := sh.figure(sh.best)
+	if !ok || least*100 <= kept*(100-switchPercent) {
+		sh.best = fastest
+	}
+}
+
+// kept is the strategy the shape of a call the table gave to name runs
+// between retrials, once every candidate was tried; ok false otherwise.
+// The background rechecks ask it: a measured choice of independent I/O
+// holds as the table's would.
+func (m *measuring) kept(s situation, name string) (string, bool) {
+	sh := m.shapes[keyOf(s, name)]
+	if sh == nil || sh.calls < trialCalls*len(sh.cands) {
+		return "", false
+	}
+	return sh.cands[sh.best], true
+}

@@ -1,0 +1,123 @@
+package adio
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/collio/collio/hints"
+	"github.com/collio/collio/internal/comm"
+	"github.com/collio/collio/layout"
+)
+
+// The shape's schedule: trialCalls calls of each candidate in turn, then
+// the fastest, with another tried again firstRetrial calls later.
+func TestShapeSchedule(t *testing.T) {
+	sh := &shape{cands: []string{"twophase", "dynamic", "independent"}, perMiB: make([][]int64, 3),
+		gap: firstRetrial, retryAt: 3*trialCalls + firstRetrial}
+	times := map[string]int64{"twophase": 300, "dynamic": 100, "independent": 200}
+	var ran []string
+	for range 3*trialCalls + firstRetrial + 1 {
+		i, _ := sh.pick()
+		ran = append(ran, sh.cands[i])
+		sh.perMiB[i] = append(sh.perMiB[i], times[sh.cands[i]])
+		sh.keepFastest()
+	}
+	require.Equal(t, []string{"twophase", "twophase", "dynamic", "dynamic", "independent", "independent"}, ran[:6])
+	for i, s := range ran[6 : 6+firstRetrial] {
+		require.Equal(t, "dynamic", s, "call %d", 6+i)
+	}
+	require.Equal(t, "independent", ran[len(ran)-1], "the retrial tries a candidate that is not kept")
+}
+
+// A candidate replaces the kept one only when switchPercent faster; a
+// figure is the least of the last keptSamples times.
+func TestKeepFastestMargin(t *testing.T) {
+	sh := &shape{cands: []string{"a", "b"}, perMiB: [][]int64{{1000}, {950}}}
+	sh.keepFastest()
+	require.Equal(t, 0, sh.best, "5%% faster is noise")
+	sh.perMiB[1] = append(sh.perMiB[1], 900)
+	sh.keepFastest()
+	require.Equal(t, 1, sh.best)
+
+	m := &measuring{}
+	sh = &shape{cands: []string{"a"}, perMiB: make([][]int64, 1)}
+	for _, ns := range []int64{10, 50, 40, 30} {
+		m.timing(sh, 0, 1, 1<<20)
+		m.observe(ns)
+	}
+	require.Equal(t, []int64{50, 40, 30}, sh.perMiB[0])
+	x, _ := sh.figure(0)
+	require.Equal(t, int64(30), x)
+	m.timing(sh, 0, 2, 1<<20)
+	m.observe(-1)
+	require.Len(t, sh.perMiB[0], 3, "a call not every rank timed adds nothing")
+}
+
+// Where the table's choice is slow on this platform, the measured choice
+// finds a faster strategy, every rank alike, and the bytes are the same as
+// with the table alone. Independent I/O's sieving takes a byte-range lock
+// per rank and call; the faulty driver makes each lock take 40 ms, which no
+// rule sees.
+func TestMeasuredChoiceLeavesSlowTableChoice(t *testing.T) {
+	const calls, records = 16, 8
+	// 4-byte records, one per rank in each 16-byte tile: interleaved,
+	// data density 1/4, which the table gives to independent I/O.
+	ft := must(layout.Resized(layout.Bytes(4), 0, 16))
+	run := func(measure string, more ...string) ([][]string, []byte) {
+		path := "faulty:" + tempPath(t, "f"+measure+strings.Join(more, ""))
+		h := map[string]string{"collio_fault": "slow=lock:40ms", hints.CollioMeasure: measure}
+		for _, kv := range more {
+			k, v, _ := strings.Cut(kv, "=")
+			h[k] = v
+		}
+		var mu sync.Mutex
+		chose := make([][]string, 4)
+		world(t, 4, func(c comm.Comm) error {
+			r := c.Rank()
+			f, err := Open(c, path, ModeCreate|ModeRdWr, OpenOptions{Hints: h})
+			if err != nil {
+				return err
+			}
+			if err := f.SetView(View{Disp: int64(4 * r), Etype: layout.Byte, Filetype: ft}, nil); err != nil {
+				return err
+			}
+			for i := range calls {
+				if _, err := f.WriteAtAll(Bytes(rankData(r+4*i, 4*records)), int64(i*4*records)); err != nil {
+					return fmt.Errorf("write %d: %w", i, err)
+				}
+				last, _ := f.Stats()
+				mu.Lock()
+				chose[r] = append(chose[r], last.Strategy)
+				mu.Unlock()
+				if i == calls-1 && r == 0 && measure == hints.Enable && len(more) == 0 && !strings.Contains(last.Reason, "measured choice") {
+					return fmt.Errorf("reason %q does not say how it was measured", last.Reason)
+				}
+			}
+			return f.Close()
+		})
+		return chose, readFile(t, strings.TrimPrefix(path, "faulty:"))
+	}
+	table, tableBytes := run(hints.Disable)
+	measured, measuredBytes := run(hints.Enable)
+	require.Equal(t, tableBytes, measuredBytes)
+	for r := range 4 {
+		require.Equal(t, measured[0], measured[r], "rank %d chose otherwise", r)
+		require.Equal(t, "independent", table[r][calls-1])
+	}
+	require.Equal(t, []string{"independent", "independent", "twophase", "twophase", "dynamic", "dynamic"}, measured[0][:6])
+	require.NotEqual(t, "independent", measured[0][calls-1], "kept the slow choice: %v", measured[0])
+
+	// An explicit hint is obeyed: a forced strategy is never measured,
+	// and collective buffering enabled never tries independent I/O.
+	forced, _ := run(hints.Enable, "collio_strategy=independent")
+	require.Equal(t, slices.Repeat([]string{"independent"}, calls), forced[0])
+	enabled, enabledBytes := run(hints.Enable, "romio_cb_write=enable")
+	require.Equal(t, tableBytes, enabledBytes)
+	require.NotContains(t, enabled[0], "independent")
+	require.Equal(t, []string{"twophase", "twophase", "dynamic", "dynamic"}, enabled[0][:4])
+}
