@@ -15,7 +15,8 @@
 // compute node mounts with FUSE. mpirun runs mpirun on the first compute
 // node with a hostfile of the compute nodes (K slots each) and this
 // command as its rsh agent; -wire prints the bytes each node's link
-// carried during the run. check says whether this machine can run the
+// carried during the run, and a rankfile (-rf FILE) places the ranks
+// through the sequential mapper. check says whether this machine can run the
 // cluster, and names what is missing. exec runs a program on one node. counters
 // prints every link's byte counters. down removes it all. It needs root.
 package main
@@ -49,6 +50,8 @@ An emulated cluster on this machine (docs/cluster.md). Inside every node:
   ` + vcluster.GlusterDir + `  the GlusterFS volume (compute nodes)
   ` + vcluster.SharedDir + `   a directory every node shares, over no link
   ` + vcluster.LocalDir + `    the node's own tmpfs (TMPDIR is its tmp/)
+mpirun's -rf FILE (a rankfile, as collio place writes) places the ranks with
+Open MPI's sequential mapper: an emulated node lacks the slots it binds to.
 `
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -168,7 +171,16 @@ done:
 		fmt.Fprintln(stderr, "vcluster:", err)
 		return 1
 	}
-	hostfile, err := writeHostfile(p, ppn)
+	hosts := p.Hostfile(ppn)
+	args, seq, err := takeRankfile(p, args)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	if seq != "" {
+		hosts = seq
+	}
+	hostfile, err := writeHostfile(hosts)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
@@ -179,6 +191,9 @@ done:
 	// files in the cluster's state, which down removes.
 	cmd := append(p.Head().Enter(wd), "env", "TMPDIR="+vcluster.LoginTmp, "mpirun")
 	cmd = append(cmd, p.MPIArgs(hostfile, self+" rsh")...)
+	if seq != "" {
+		cmd = append(cmd, "--mca", "rmaps", "seq")
+	}
 	if os.Geteuid() == 0 {
 		cmd = append(cmd, "--allow-run-as-root") // the cluster needs root anyway
 	}
@@ -202,13 +217,39 @@ done:
 	return rc
 }
 
-func writeHostfile(p vcluster.Plan, ppn int) (string, error) {
+// takeRankfile removes a rankfile option (-rf FILE, --rankfile FILE) from
+// mpirun's arguments and returns the sequential mapper's hostfile that
+// places the ranks as the rankfile does ("" when there is none): the
+// emulated nodes lack the slots a rankfile binds to.
+func takeRankfile(p vcluster.Plan, args []string) (rest []string, seq string, err error) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a != "-rf" && a != "--rankfile" && a != "-rankfile" {
+			rest = append(rest, a)
+			continue
+		}
+		if i+1 >= len(args) {
+			return nil, "", fmt.Errorf("vcluster mpirun: %s needs a file", a)
+		}
+		b, err := os.ReadFile(args[i+1])
+		if err != nil {
+			return nil, "", fmt.Errorf("vcluster mpirun: %s: %v", a, err)
+		}
+		if seq, err = p.SeqHostfile(string(b)); err != nil {
+			return nil, "", fmt.Errorf("%v (%s)", err, args[i+1])
+		}
+		i++
+	}
+	return rest, seq, nil
+}
+
+func writeHostfile(hosts string) (string, error) {
 	f, err := os.CreateTemp(vcluster.StateDir, "hostfile-")
 	if err != nil {
 		return "", fmt.Errorf("vcluster: %v", err)
 	}
 	defer f.Close()
-	if _, err := f.WriteString(p.Hostfile(ppn)); err != nil {
+	if _, err := f.WriteString(hosts); err != nil {
 		return "", fmt.Errorf("vcluster: %v", err)
 	}
 	return f.Name(), nil
