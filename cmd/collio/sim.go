@@ -52,6 +52,9 @@ type simFlags struct {
 	md              string
 	timeout         time.Duration
 	fsSizes         string
+	// storageViaNIC: the storage is reached over the nodes' interfaces
+	// (modelStorage).
+	storageViaNIC bool
 }
 
 func simCmd(args []string, stdout, stderr io.Writer) int {
@@ -108,6 +111,7 @@ func parseSimFlags(args []string, stderr io.Writer) (*simFlags, error) {
 	fs.Int64Var(&f.fs.Bandwidth, "fs-bw", f.fs.Bandwidth, "storage: bytes/s per target")
 	fs.DurationVar(&f.fs.Latency, "fs-latency", f.fs.Latency, "storage: latency per request and target")
 	fs.DurationVar(&f.fs.LockLatency, "fs-lock-latency", f.fs.LockLatency, "storage: cost of revoking a stripe lock")
+	fs.BoolVar(&f.storageViaNIC, "storage-via-nic", false, "storage: the aggregators' writes leave their node through its interface (-nic-bw), as on a cluster whose file servers are on the same network; the write phase then takes at least the busiest node's written bytes at -nic-bw")
 	fs.StringVar(&f.md, "md", "", "also write the tables to this markdown file")
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Minute, "abort one in-memory run after this long")
 	if err := fs.Parse(args); err != nil {

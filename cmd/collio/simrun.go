@@ -146,7 +146,7 @@ func (f *simFlags) inMemory(sr *simRun, acc []place.Access, prob *place.Problem,
 	if err := f.modelPhases(sr, k, nodes.Of); err != nil {
 		return err
 	}
-	return f.modelStorage(sr, files)
+	return f.modelStorage(sr, files, nodes.Of)
 }
 
 // modelPhases turns the counted traffic of every phase into time.
@@ -210,19 +210,30 @@ func trafficOf(pc comm.PhaseCount) simmodel.Traffic {
 }
 
 // modelStorage books the aggregators' writes on the sim driver's model.
-func (f *simFlags) modelStorage(sr *simRun, files []writeLog) error {
+// With -storage-via-nic the written bytes also leave each node through
+// its interface, so the phase takes at least the busiest node's bytes at
+// the interface's rate: on the emulated cluster, where the GlusterFS
+// servers sit behind the same links, that bound is the write time.
+func (f *simFlags) modelStorage(sr *simRun, files []writeLog, nodeOf []int) error {
 	writes := make([][]simmodel.Write, 0)
+	perNode := map[int]int64{}
 	for i := range files {
 		if ws := files[i].writes; len(ws) > 0 {
 			writes = append(writes, ws)
 			for _, w := range ws {
 				sr.writes++
 				sr.written += w.N
+				perNode[nodeOf[i]] += w.N
 			}
 		}
 	}
 	var err error
 	sr.storage, err = simmodel.Storage(f.fs, writes)
+	if f.storageViaNIC && f.net.NICBytesPerSec > 0 {
+		for _, n := range perNode {
+			sr.storage = max(sr.storage, time.Duration(float64(n)/f.net.NICBytesPerSec*float64(time.Second)))
+		}
+	}
 	return err
 }
 
