@@ -3,6 +3,7 @@ package cbreport
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/collio/collio/cmd/benchreport/internal/records"
 )
@@ -49,6 +50,7 @@ func C(w io.Writer, rows []records.Row) {
 		}
 	}
 	fmt.Fprintln(w)
+	forcedSummary(w, gs, progs, dirs, nps, sizes, vs)
 
 	for _, p := range progs {
 		fmt.Fprintf(w, "## %s\n\n", p)
@@ -86,4 +88,54 @@ func C(w io.Writer, rows []records.Row) {
 			}
 		}
 	}
+}
+
+// forcedSummary writes collio's automatic choice against the best of the
+// strategies forced in the run (collio:S variants without other hints):
+// where those differ, the automatic choice should be within 10% of the
+// best. Nothing when the run forced fewer than two strategies.
+func forcedSummary(w io.Writer, gs groups, progs, dirs, nps, sizes, vs []string) {
+	var forced []string
+	for _, v := range vs {
+		if strings.HasPrefix(v, "collio:") && !strings.Contains(v, "+") {
+			forced = append(forced, v)
+		}
+	}
+	if len(forced) < 2 {
+		return
+	}
+	fmt.Fprintf(w, "## Summary: collio (automatic) / best forced strategy\n\n")
+	fmt.Fprintf(w, "Forced: %s. The spread is the slowest forced strategy's median / the fastest's.\n\n", strings.Join(forced, ", "))
+	fmt.Fprintf(w, "| program | dir | np | size | write MiB/s: collio / best forced (which) | ratio | spread | read MiB/s: collio / best forced (which) | ratio | spread |\n")
+	fmt.Fprintf(w, "|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, p := range progs {
+		for _, d := range dirs {
+			for _, n := range nps {
+				for _, s := range sizes {
+					fmt.Fprintf(w, "| %s | %s | %s | %s |", p, d, n, s)
+					for _, col := range []string{"write_MiBs", "read_MiBs"} {
+						var bm, wm float64
+						bv, ok := "—", false
+						for _, v := range forced {
+							x, has := gs.get(p, d, n, s, v).median(col)
+							if !has {
+								continue
+							}
+							if !ok || x > bm {
+								bm, bv = x, v
+							}
+							if !ok || x < wm {
+								wm = x
+							}
+							ok = true
+						}
+						cm, cok := gs.get(p, d, n, s, "collio").median(col)
+						fmt.Fprintf(w, " %s / %s (%s) | %s | %s |", mibs(cm, cok), mibs(bm, ok), bv, ratio(cm, cok, bm, ok), ratio(bm, ok, wm, ok && wm > 0))
+					}
+					fmt.Fprintln(w)
+				}
+			}
+		}
+	}
+	fmt.Fprintln(w)
 }

@@ -109,3 +109,49 @@ func TestRender(t *testing.T) {
 		t.Errorf("a library or E3SM line without either:\n%s", s)
 	}
 }
+
+// TestForcedSummary: with two forced strategies in the run, collio's
+// automatic choice is set against the faster of them.
+func TestForcedSummary(t *testing.T) {
+	rows := readRows(t, "cbench.tsv")
+	var more []records.Row
+	for _, r := range rows {
+		if r.Get("variant") != "collio" {
+			continue
+		}
+		for _, f := range []struct {
+			v     string
+			scale float64
+		}{{"collio:twophase", 2}, {"collio:tam", 0.5}} {
+			v, scale := f.v, f.scale
+			c := records.Row{}
+			for k, x := range r {
+				c[k] = x
+			}
+			c["variant"] = v
+			for _, col := range []string{"write_MiBs", "read_MiBs"} {
+				if x, err := strconv.ParseFloat(r.Get(col), 64); err == nil {
+					c[col] = strconv.FormatFloat(x*scale, 'f', 2, 64)
+				}
+			}
+			more = append(more, c)
+		}
+	}
+	var b bytes.Buffer
+	C(&b, append(rows, more...))
+	s := b.String()
+	for _, want := range []string{
+		"## Summary: collio (automatic) / best forced strategy",
+		"Forced: collio:twophase, collio:tam.",
+		"(collio:twophase) | 0.50 | 4.00 |",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("no %q in\n%s", want, s)
+		}
+	}
+	b.Reset()
+	C(&b, rows)
+	if strings.Contains(b.String(), "best forced") {
+		t.Error("a run with one forced strategy got the forced summary")
+	}
+}
