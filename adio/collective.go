@@ -133,6 +133,13 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 		if err != nil {
 			return 0, err
 		}
+		if span, ok := coll.Span(c.ranges); write && ok {
+			// The aggregators synced what they wrote for other ranks:
+			// this node's client must not serve its older pages of it.
+			if err := f.dropNodeCache(span.Start, span.End); err != nil {
+				return 0, f.wrap(err, op)
+			}
+		}
 	}
 	end := monotonic()
 	if sh != nil {

@@ -21,7 +21,12 @@ func (f *File) Sync() error {
 	if f.mode.canWrite() && f.f != nil {
 		err = f.f.Sync()
 	}
-	return f.agree("sync", err)
+	if err := f.agree("sync", err); err != nil {
+		return err
+	}
+	// Every rank's data reached the servers: later reads on this node
+	// must ask them. A failure here is this rank's alone.
+	return f.wrap(f.dropNodeCache(0, 0), "sync")
 }
 
 // Size returns the file size in bytes.

@@ -76,3 +76,27 @@ func (f *File) flushNodeCache() error {
 	}
 	return f.f.Sync()
 }
+
+// dropNodeCache makes this node's client forget its cached pages of
+// [start, end) (end 0: to end of file), where another node may have
+// written them since: after a collective write whose aggregators wrote
+// other ranks' bytes (every rank, once the aggregators synced, so that a
+// rank reading its bytes back, or an aggregator of a later call, asks the
+// servers), and after sync (MPI's sync-barrier-sync). GlusterFS's client
+// otherwise kept serving a node the pages it had read before, while the
+// file stayed open: 1 read in 40 of a rank's own block returned old bytes.
+// Without a NodeCaches file system, or a driver that can drop, nothing.
+func (f *File) dropNodeCache(start, end int64) error {
+	if !f.nodeCaches || f.f == nil || (end != 0 && end <= start) {
+		return nil
+	}
+	d, ok := driver.As[driver.CacheDropper](f.f)
+	if !ok {
+		return nil
+	}
+	length := int64(0)
+	if end != 0 {
+		length = end - start
+	}
+	return d.DropCached(start, length)
+}

@@ -20,3 +20,14 @@ func IncoherentCaches(d Driver, path string) string {
 	}
 	return ""
 }
+
+// CacheDropper is a File whose node's client cache can be told to forget
+// a range: the next read of it asks the file system. Where NodeCaches says
+// the caches are not coherent, a node that cached a range before another
+// node rewrote it would otherwise read its old bytes (GlusterFS's client
+// keeps the pages of a file that stays open, whatever another node wrote).
+type CacheDropper interface {
+	// DropCached forgets the cached, unmodified pages of [off,
+	// off+length); length 0 means to end of file.
+	DropCached(off, length int64) error
+}

@@ -87,6 +87,15 @@ func (f *file) Sync() error {
 	})
 }
 
+// DropCached drops the page cache's clean pages of the range
+// (posix_fadvise POSIX_FADV_DONTNEED): on FUSE and NFS the next read goes
+// to the file system's client, and through it to the servers.
+func (f *file) DropCached(off, length int64) error {
+	return f.withFD("fadvise", func(fd int) error {
+		return f.pathErr("fadvise", unix.Fadvise(fd, off, length, unix.FADV_DONTNEED))
+	})
+}
+
 func (f *file) Truncate(size int64) error {
 	if size < 0 {
 		return f.pathErr("ftruncate", unix.EINVAL)

@@ -221,3 +221,23 @@ func TestFromFDRefusesADirectoryAndClosesIt(t *testing.T) {
 	assert.ErrorIs(t, err, syscall.EISDIR)
 	assert.NotEqual(t, dir, fdPath(fd), "a refused descriptor is closed, not leaked")
 }
+
+// DropCached forgets the clean cached pages of a range (and of the whole
+// file with length 0) without touching its bytes; a closed file says so.
+func TestDropCachedKeepsTheBytes(t *testing.T) {
+	f, _ := openNew(t)
+	data := pattern(1<<20, 7)
+	_, err := f.WriteAt(data, 0)
+	require.NoError(t, err)
+	require.NoError(t, f.Sync())
+	d, ok := driver.As[driver.CacheDropper](f)
+	require.True(t, ok, "ufs files drop their cached pages")
+	require.NoError(t, d.DropCached(4096, 65536))
+	require.NoError(t, d.DropCached(0, 0))
+	got := make([]byte, len(data))
+	_, err = f.ReadAt(got, 0)
+	require.NoError(t, err)
+	assert.Equal(t, data, got)
+	require.NoError(t, f.Close())
+	assert.ErrorContains(t, d.DropCached(0, 0), "fadvise")
+}
