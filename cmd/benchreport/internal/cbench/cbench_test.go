@@ -3,6 +3,7 @@ package cbench
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -66,10 +67,16 @@ func TestVariants(t *testing.T) {
 	if v := vs[3]; v.Base != "collio:tam" || !slices.Equal(v.Hints, []string{"collio_strategy=tam", "cb_nodes=2", "a=b"}) {
 		t.Errorf("%+v", v)
 	}
-	for _, n := range []string{"collio:fast", "mpich"} {
+	for _, n := range []string{"collio:fast", "mpich", "gio"} {
 		if _, _, _, err := CheckVariants("VARIANTS", []string{n}, have); err == nil {
 			t.Errorf("%s: no error", n)
 		}
+	}
+	// gio is an E3SM-IO variant: PnetCDF's driver hint first.
+	vs, _, lib, err = CheckVariants("E3SM_VARIANTS", []string{"gio", "gio+nc_num_aggrs_per_node=2"}, have)
+	if err != nil || lib || len(vs) != 2 || !vs[1].GIO() || vs[1].Collio() ||
+		!slices.Equal(vs[1].Hints, []string{"nc_driver=gio", "nc_num_aggrs_per_node=2"}) {
+		t.Errorf("%+v %v %v", vs, lib, err)
 	}
 }
 
@@ -102,6 +109,19 @@ func TestCommands(t *testing.T) {
 			t.Errorf("\n got %s\nwant %s", g, c.want)
 		}
 	}
+	// An e3sm_io whose PnetCDF has GIO, its default driver: gio asks for
+	// it, the other variants for MPI-IO, before their own hints.
+	s.E3SMGIO = true
+	for _, c := range []struct{ v, want string }{
+		{"gio+nc_num_aggrs_per_node=2", "timeout -k 10 300 mpirun --allow-run-as-root -np 4 --oversubscribe -x 'PNETCDF_HINTS=nc_driver=gio;nc_num_aggrs_per_node=2' /opt/e3sm_io -k -r 2 -o /dev/shm/e/0/out.nc /opt/datasets/map_g_case_16p.nc"},
+		{"ompio", "timeout -k 10 300 mpirun --allow-run-as-root -np 4 --oversubscribe --mca io ompio -x PNETCDF_HINTS=nc_driver=mpiio /opt/e3sm_io -k -r 2 -o /dev/shm/e/0/out.nc /opt/datasets/map_g_case_16p.nc"},
+		{"collio:tam", "timeout -k 10 300 mpirun --allow-run-as-root -np 4 --oversubscribe -x LD_PRELOAD=/repo/bin/libcollio.so -x 'PNETCDF_HINTS=nc_driver=mpiio;collio_strategy=tam' /opt/e3sm_io -k -r 2 -o /dev/shm/e/0/out.nc /opt/datasets/map_g_case_16p.nc"},
+	} {
+		if g := Shell(l.E3SMCommand(4, "/dev/shm/e/0/out.nc", "g", ParseVariant(c.v))); g != c.want {
+			t.Errorf("\n got %s\nwant %s", g, c.want)
+		}
+	}
+	s.E3SMGIO = false
 	// A launcher that runs mpirun elsewhere, with its own arguments.
 	s.MPIRun, s.MPIRunArgs = []string{"bin/vcluster", "mpirun"}, []string{"--hostfile", "h"}
 	if g := Shell(l.Command("collperf", 4, d, 1, 1, ParseVariant("ompio"))); !strings.HasPrefix(g, "timeout -k 10 300 bin/vcluster mpirun --allow-run-as-root --hostfile h -np 4 --mca io ompio ") {
@@ -187,5 +207,32 @@ func TestRun(t *testing.T) {
 	md, _ = os.ReadFile(filepath.Join(res, "cbench.md"))
 	if !bytes.Contains(md, []byte("| collio | — | — | — | — | **0/2 FAILED: failed failed** |")) {
 		t.Errorf("no failed row in\n%s", md)
+	}
+}
+
+// TestHasGIO: the library ldd names, and a program without GIO.
+func TestHasGIO(t *testing.T) {
+	out := "\tlinux-vdso.so.1 (0x00007ffd)\n" +
+		"\tlibpnetcdf.so.8 => /opt/pnetcdf-1.15/lib/libpnetcdf.so.8 (0x00007f3a)\n" +
+		"\tlibmpi.so.40 => /lib/x86_64-linux-gnu/libmpi.so.40 (0x00007f39)\n"
+	if g := lddPath(out, "libpnetcdf.so"); g != "/opt/pnetcdf-1.15/lib/libpnetcdf.so.8" {
+		t.Errorf("lddPath: %q", g)
+	}
+	if g := lddPath(out, "libhdf5.so"); g != "" {
+		t.Errorf("lddPath of a missing library: %q", g)
+	}
+	// A defined symbol of a library ldd finds (go test's own binary is
+	// stripped), an undefined one, and programs without GIO.
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	ldd, err := exec.Command("ldd", sh).Output()
+	if err != nil {
+		t.Skipf("ldd %s: %v", sh, err)
+	}
+	libc := lddPath(string(ldd), "libc.so")
+	if libc == "" || !hasSymbol(libc, "malloc") || hasSymbol(sh, "malloc") || hasSymbol(libc, "GIO_open") || HasGIO(sh) || HasGIO("/nonexistent") {
+		t.Errorf("symbols of %s (%q)", sh, libc)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -104,6 +105,11 @@ func newRunner(s *Settings, stderr io.Writer, probes []Probe) (*runner, error) {
 			return nil, bad("E3SM_VARIANTS: nothing left to run")
 		}
 		r.evs, r.notes, r.needsLib = vs, append(r.notes, notes...), r.needsLib || lib
+		if s.E3SMGIO = HasGIO(s.E3SMIO); s.E3SMGIO {
+			r.notes = append(r.notes, "E3SM_IO's PnetCDF has the GIO driver: every variant but gio runs with nc_driver=mpiio")
+		} else if slices.ContainsFunc(vs, Variant.GIO) {
+			return nil, bad("E3SM_VARIANTS has gio, but E3SM_IO's PnetCDF has no GIO driver (PnetCDF 1.15 built with GIO: docs/benchmarks.md)")
+		}
 		r.eref = e3smRef(s.E3SMRef, vs)
 		switch {
 		case r.eref == "":

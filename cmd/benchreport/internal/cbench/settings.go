@@ -42,6 +42,10 @@ Variants (VARIANTS):
                                                     (twophase dynamic static tam independent)
   NAME+k=v,k=v                                      any of the above with these MPI_Info hints
                                                     (e.g. collio+romio_cb_write=disable,romio_cb_read=disable)
+  gio                                               E3SM_VARIANTS only: PnetCDF 1.15's GIO driver, no MPI-IO
+                                                    (PNETCDF_HINTS=nc_driver=gio; e.g. gio+nc_num_aggrs_per_node=2);
+                                                    needs an e3sm_io whose PnetCDF has GIO, with which every
+                                                    other variant runs with nc_driver=mpiio
   Hints reach collperf and callcost as -H k=v,..., IOR as IOR_HINT__MPI__k=v.
   Host fcoll components that ompi_info does not list are skipped with a note.
 
@@ -104,6 +108,8 @@ type Settings struct {
 
 	E3SMIO, E3SMDatasets, E3SMRef, E3SMArgs, NCValidator string
 	E3SMCases, E3SMNP, E3SMDirs, E3SMVariants            []string
+	// E3SMGIO: E3SM_IO's PnetCDF has the GIO driver (HasGIO), its default.
+	E3SMGIO bool
 
 	LibCollio, MPICC string
 	// MPIRun is the launcher and its first arguments: mpirun, or a wrapper

@@ -1,7 +1,9 @@
 package cbench
 
 import (
+	"debug/elf"
 	"fmt"
+	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
@@ -15,7 +17,8 @@ type Variant struct {
 	Hints []string
 }
 
-// ParseVariant splits NAME+k=v,k=v; collio:S adds collio_strategy=S first.
+// ParseVariant splits NAME+k=v,k=v; collio:S adds collio_strategy=S first,
+// gio nc_driver=gio.
 func ParseVariant(name string) Variant {
 	v := Variant{Name: name, Base: name}
 	if base, hints, ok := strings.Cut(name, "+"); ok {
@@ -25,11 +28,18 @@ func ParseVariant(name string) Variant {
 	if s, ok := strings.CutPrefix(v.Base, "collio:"); ok {
 		v.Hints = append([]string{"collio_strategy=" + s}, v.Hints...)
 	}
+	if v.GIO() {
+		v.Hints = append([]string{"nc_driver=gio"}, v.Hints...)
+	}
 	return v
 }
 
 // Collio: the variant preloads libcollio.
 func (v Variant) Collio() bool { return strings.HasPrefix(v.Base, "collio") }
+
+// GIO: the variant is PnetCDF's own GIO driver (PnetCDF 1.15), which does
+// its file I/O itself instead of through MPI-IO: an E3SM-IO variant only.
+func (v Variant) GIO() bool { return v.Base == "gio" }
 
 // Components is what ompi_info lists: "fcoll individual", "io romio321".
 type Components map[string]bool
@@ -57,6 +67,12 @@ func CheckVariants(setting string, names []string, have Components) (vs []Varian
 			needsLib = true
 		case strings.HasPrefix(b, "collio:"):
 			return nil, nil, false, bad("%s: %s: unknown strategy (twophase dynamic static tam independent)", setting, n)
+		case b == "gio":
+			// Only PnetCDF reads nc_driver: the C programs and IOR would run
+			// the host's default MPI-IO under GIO's name.
+			if setting != "E3SM_VARIANTS" {
+				return nil, nil, false, bad("%s: %s: PnetCDF's GIO driver is a variant of E3SM_VARIANTS only", setting, n)
+			}
 		case b == "ompio":
 		case b == "individual" || b == "vulcan" || b == "two_phase" || b == "dynamic" || b == "dynamic_gen2":
 			if !have["fcoll "+b] {
@@ -100,6 +116,8 @@ func (l Launcher) prefix(np int, v Variant) []string {
 	switch b := v.Base; {
 	case v.Collio():
 		cmd = append(cmd, "-x", "LD_PRELOAD="+s.LibCollio)
+	case v.GIO():
+		// GIO calls no MPI_File_* function: no io component to choose.
 	case b == "ompio":
 		cmd = append(cmd, "--mca", "io", "ompio")
 	case strings.HasPrefix(b, "romio"):
@@ -140,11 +158,18 @@ func (l Launcher) Command(prog string, np int, dir string, b, k int64, v Variant
 
 // E3SMCommand is one e3sm_io launch writing out (out.nc, or out_h0.nc and
 // out_h1.nc). Hints go through PnetCDF's PNETCDF_HINTS (k=v;k=v), which it
-// adds to the MPI_Info of MPI_File_open.
+// adds to the MPI_Info of MPI_File_open (or of GIO_open).
 func (l Launcher) E3SMCommand(np int, out, c string, v Variant) []string {
 	cmd := l.prefix(np, v)
-	if len(v.Hints) > 0 {
-		cmd = append(cmd, "-x", "PNETCDF_HINTS="+strings.Join(v.Hints, ";"))
+	hints := v.Hints
+	if l.S.E3SMGIO && !v.GIO() {
+		// GIO is PnetCDF 1.15's default driver: without this the host
+		// variants and a preloaded collio would not be called at all. A
+		// variant's own nc_driver comes later and wins.
+		hints = append([]string{"nc_driver=mpiio"}, hints...)
+	}
+	if len(hints) > 0 {
+		cmd = append(cmd, "-x", "PNETCDF_HINTS="+strings.Join(hints, ";"))
 	}
 	cmd = append(cmd, l.S.E3SMIO, "-k")
 	cmd = append(cmd, strings.Fields(l.S.E3SMArgs)...)
@@ -173,4 +198,53 @@ func iorTail(prog, dir string) []string {
 		t = append(t, "-C")
 	}
 	return append(t, "-e", "-i", "1", "-o", dir+"/ior.dat")
+}
+
+// HasGIO says whether the PnetCDF that the program runs with has the GIO
+// driver: GIO_open is among the symbols of the program (a static PnetCDF)
+// or of the libpnetcdf that ldd finds for it (PnetCDF 1.15 links GIO into
+// it, as local symbols: a stripped library is not recognized).
+func HasGIO(prog string) bool {
+	files := []string{prog}
+	if out, err := exec.Command("ldd", prog).Output(); err == nil {
+		if lib := lddPath(string(out), "libpnetcdf.so"); lib != "" {
+			files = append(files, lib)
+		}
+	}
+	for _, f := range files {
+		if hasSymbol(f, "GIO_open") {
+			return true
+		}
+	}
+	return false
+}
+
+// lddPath is the path ldd's output gives for the library whose name
+// starts with name ("libpnetcdf.so.8 => /opt/lib/libpnetcdf.so.8 (0x...)").
+func lddPath(out, name string) string {
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 3 && strings.HasPrefix(f[0], name) && f[1] == "=>" {
+			return f[2]
+		}
+	}
+	return ""
+}
+
+// hasSymbol: the ELF file has sym in its symbol table or its dynamic one.
+func hasSymbol(path, sym string) bool {
+	f, err := elf.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	for _, get := range []func() ([]elf.Symbol, error){f.Symbols, f.DynamicSymbols} {
+		syms, _ := get()
+		for _, s := range syms {
+			if s.Name == sym && s.Section != elf.SHN_UNDEF {
+				return true
+			}
+		}
+	}
+	return false
 }
