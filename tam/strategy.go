@@ -21,9 +21,14 @@ type Strategy struct {
 	global twophase.Strategy
 }
 
-// New makes TAM for a file, with TAM's default local aggregators.
+// New makes TAM for a file, with collio_tam_local_aggregators local
+// aggregators per node (0: TAM's default).
 func New(s coll.Setting) Strategy {
-	return Strategy{cfg: NewConfig(s.Nodes, 0), global: twophase.New(s)}
+	perNode := 0
+	if s.Hints != nil {
+		perNode = int(s.Hints.Int(hints.CollioTAMLocal))
+	}
+	return Strategy{cfg: NewConfig(s.Nodes, perNode), global: twophase.New(s)}
 }
 
 // Write runs a two-layer collective write.
