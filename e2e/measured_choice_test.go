@@ -77,7 +77,9 @@ func TestMeasuredChoiceSameOnEveryRank(t *testing.T) {
 		for _, s := range strings.Fields(measured) {
 			kinds[s] = true
 		}
-		if len(kinds) < 3 {
+		// One rank (the unit tier's singleton run) has nothing to
+		// interleave with: the table's choice stands, untimed.
+		if np > 1 && len(kinds) < 3 {
 			t.Errorf("the measured run tried too few strategies: %s", measured)
 		}
 		if len(strings.Fields(table)) != 2*calls {
