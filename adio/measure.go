@@ -84,29 +84,32 @@ type measuring struct {
 // faster (cb_buffer_size, aggregators).
 func (m *measuring) reset() { *m = measuring{} }
 
-// candidates lists the strategies the measured choice may time for a call
-// the table gave to name, name first; nil where a hint, the call's kind
-// or a rule with no alternative decides: a forced strategy or
-// romio_cb_*=disable, I/O servers, the E10 cache, a nonblocking
-// operation, calls whose ranges do not interleave (independent I/O moves
-// every byte once, with no exchange) unless collective buffering is
-// enabled, and calls that move nothing.
-func (f *File) candidates(s situation, name string) []string {
+// measures reports whether the measured choice times a call of s: not
+// where a hint, the call's kind or a rule with no alternative decides (a
+// forced strategy or romio_cb_*=disable, I/O servers, the E10 cache, a
+// nonblocking operation, calls that move nothing), nor for calls whose
+// ranges do not interleave (independent I/O moves every byte once, with
+// no exchange) unless collective buffering is enabled.
+func (f *File) measures(s situation) bool {
 	d := direction(s.write)
 	switch {
 	case !f.cfg.measure || f.cfg.strategy != hints.StrategyAuto || f.cfg.ioServers || f.cfg.noIndepRW,
 		f.cached, f.opFile, s.bytes <= 0, f.cfg.cb[d] == hints.Disable:
-		return nil
-	case f.cfg.cb[d] != hints.Enable && !coll.Interleaved(s.ranges):
-		return nil
+		return false
 	}
+	return f.cfg.cb[d] == hints.Enable || coll.Interleaved(s.ranges)
+}
+
+// candidates lists the strategies the measured choice times for a shape
+// the table gives to name, name first; made once per shape.
+func (f *File) candidates(s situation, name string) []string {
 	pool := []string{hints.StrategyTwoPhase}
 	if s.nodes > 1 {
 		pool = append(pool, hints.StrategyTAM)
 	} else if !s.striped {
 		pool = append(pool, hints.StrategyDynamic)
 	}
-	if f.cfg.cb[d] != hints.Enable {
+	if f.cfg.cb[direction(s.write)] != hints.Enable {
 		pool = append(pool, hints.StrategyIndependent)
 	}
 	cands := []string{name}
@@ -114,9 +117,6 @@ func (f *File) candidates(s situation, name string) []string {
 		if _, ok := coll.Lookup(p); ok && p != name {
 			cands = append(cands, p)
 		}
-	}
-	if len(cands) < 2 {
-		return nil
 	}
 	return cands
 }
@@ -134,8 +134,7 @@ func keyOf(s situation, name string) shapeKey {
 // name for reason, and the reason extended by how it was chosen; as the
 // table's where nothing is measured. Pure on what every rank shares.
 func (f *File) measuredChoice(s situation, name, reason string) (string, string, *shape, int) {
-	cands := f.candidates(s, name)
-	if cands == nil {
+	if !f.measures(s) {
 		return name, reason, nil, 0
 	}
 	m := &f.measured
@@ -148,9 +147,13 @@ func (f *File) measuredChoice(s situation, name, reason string) (string, string,
 		if m.shapes == nil {
 			m.shapes = make(map[shapeKey]*shape)
 		}
+		cands := f.candidates(s, name)
 		sh = &shape{cands: cands, perMiB: make([][]int64, len(cands)), gap: firstRetrial,
 			retryAt: trialCalls*len(cands) + firstRetrial}
 		m.shapes[key] = sh
+	}
+	if len(sh.cands) < 2 {
+		return name, reason, nil, 0 // no other strategy is linked in
 	}
 	i, how := sh.pick()
 	return sh.cands[i], reason + "; measured choice: " + how, sh, i

@@ -143,7 +143,7 @@ func (f *File) patternHolds(write bool, all []byte) bool {
 	if err != nil {
 		return false
 	}
-	if kept, ok := f.measured.kept(s, name); ok && f.candidates(s, name) != nil {
+	if kept, ok := f.measured.kept(s, name); ok && f.measures(s) {
 		name = kept // the measured choice's, as the agreed call would run
 	}
 	return name == hints.StrategyIndependent
