@@ -97,7 +97,7 @@ func C(w io.Writer, rows []records.Row) {
 func forcedSummary(w io.Writer, gs groups, progs, dirs, nps, sizes, vs []string) {
 	var forced []string
 	for _, v := range vs {
-		if strings.HasPrefix(v, "collio:") && !strings.Contains(v, "+") {
+		if isForced(v) {
 			forced = append(forced, v)
 		}
 	}
@@ -113,22 +113,10 @@ func forcedSummary(w io.Writer, gs groups, progs, dirs, nps, sizes, vs []string)
 			for _, n := range nps {
 				for _, s := range sizes {
 					fmt.Fprintf(w, "| %s | %s | %s | %s |", p, d, n, s)
+					cell := []string{p, d, n, s}
 					for _, col := range []string{"write_MiBs", "read_MiBs"} {
-						var bm, wm float64
-						bv, ok := "—", false
-						for _, v := range forced {
-							x, has := gs.get(p, d, n, s, v).median(col)
-							if !has {
-								continue
-							}
-							if !ok || x > bm {
-								bm, bv = x, v
-							}
-							if !ok || x < wm {
-								wm = x
-							}
-							ok = true
-						}
+						bm, bv, ok := bestOf(gs, cell, vs, isForced, col, higher)
+						wm, _, _ := bestOf(gs, cell, vs, isForced, col, lower)
 						cm, cok := gs.get(p, d, n, s, "collio").median(col)
 						fmt.Fprintf(w, " %s / %s (%s) | %s | %s |", mibs(cm, cok), mibs(bm, ok), bv, ratio(cm, cok, bm, ok), ratio(bm, ok, wm, ok && wm > 0))
 					}
@@ -139,3 +127,6 @@ func forcedSummary(w io.Writer, gs groups, progs, dirs, nps, sizes, vs []string)
 	}
 	fmt.Fprintln(w)
 }
+
+// isForced: the variant forces a strategy and sets no other hint.
+func isForced(v string) bool { return strings.HasPrefix(v, "collio:") && !strings.Contains(v, "+") }

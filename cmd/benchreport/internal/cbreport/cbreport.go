@@ -173,9 +173,14 @@ func (gs groups) at(key ...string) *group {
 // best is the best host variant's median of col over vs in the cell, by
 // better (higher or lower); ok false when no host variant has one.
 func best(gs groups, cell []string, vs []string, col string, better func(a, b float64) bool) (m float64, which string, ok bool) {
+	return bestOf(gs, cell, vs, IsHost, col, better)
+}
+
+// bestOf is best over the variants of vs that keep accepts.
+func bestOf(gs groups, cell []string, vs []string, keep func(string) bool, col string, better func(a, b float64) bool) (m float64, which string, ok bool) {
 	which = "—"
 	for _, v := range vs {
-		if !IsHost(v) {
+		if !keep(v) {
 			continue
 		}
 		if x, has := gs.get(append(slices.Clone(cell), v)...).median(col); has && (!ok || better(x, m)) {
