@@ -19,6 +19,14 @@ type Counter interface {
 	Free() error
 }
 
+// ConcurrentCounter is a Counter whose Add and Set any goroutine may call
+// at any time, with no MPI call behind them (in memory, or served over
+// TCP): a background goroutine can report through it.
+type ConcurrentCounter interface {
+	Counter
+	Concurrent()
+}
+
 // CounterMaker is implemented by communicators that can make a Counter.
 // Find it through wrappers with As.
 type CounterMaker interface {
@@ -84,6 +92,9 @@ func (m *memCounter) Add(delta int64) (int64, error) {
 	m.shared.v += delta
 	return old, nil
 }
+
+// Concurrent marks memCounter a ConcurrentCounter: a mutex guards it.
+func (m *memCounter) Concurrent() {}
 
 func (m *memCounter) Set(v int64) error {
 	if err := m.live("Counter.Set"); err != nil {

@@ -295,6 +295,10 @@ func (k *counter) Add(delta int64) (int64, error) {
 	return k.request(opAdd, delta)
 }
 
+// Concurrent marks the counter a comm.ConcurrentCounter: requests go one
+// at a time over the connection (mu), with no MPI call.
+func (k *counter) Concurrent() {}
+
 // Set stores v.
 func (k *counter) Set(v int64) error {
 	if k.freed.Load() {
