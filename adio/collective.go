@@ -106,11 +106,18 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 	f.learned.learn(write, c.deferred && (sh == nil || sh.settledOn(cand)))
 	s := c.strategy(name)
 	var n int64
+	// Aggregators write other ranks' bytes, which those ranks may read
+	// next through their own node's client: they reach the servers in the
+	// background (publish.go) or before the call returns.
+	publish := write && name != hints.StrategyIndependent && f.nodeCaches
+	deferSync := publish && !c.deferred && f.defersPublication()
+	if deferSync {
+		f.readyBoard(op)
+		deferSync = f.pub.board != nil
+	}
 	if write {
 		err = s.write(c)
-		if err == nil && name != hints.StrategyIndependent {
-			// Aggregators wrote other ranks' bytes, which those ranks may
-			// read next through their own node's client.
+		if err == nil && publish && !deferSync {
 			err = f.flushNodeCache()
 		}
 		n = a.Size()
@@ -126,6 +133,20 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 			f.owe(op, f.seq, err)
 			return 0, err
 		}
+	} else if deferSync {
+		stopAgree := metrics.Timer(&f.last.Agree)
+		mine := f.publishes()
+		all, err := f.agreeRecord(op, err, []uint64{flag(mine)})
+		stopAgree()
+		if err != nil {
+			return 0, err
+		}
+		started := int64(0)
+		for _, w := range all {
+			started += int64(w)
+		}
+		span, _ := coll.Span(c.ranges)
+		f.startPublication(f.seq, span, mine, started)
 	} else {
 		stopAgree := metrics.Timer(&f.last.Agree)
 		err = f.agree(op, err)

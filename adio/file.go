@@ -69,6 +69,8 @@ type File struct {
 	learned learning
 	// measured is what the measured choice timed (measure.go).
 	measured measuring
+	// pub is the deferred publication of collective writes (publish.go).
+	pub publishing
 	// opFile: this File runs one nonblocking operation's call, which
 	// rechecks in the foreground.
 	opFile bool
@@ -212,6 +214,13 @@ func (f *File) agreeRecord(op string, err error, mine []uint64) (all []uint64, _
 	if cerr := f.settleChecks(op); cerr != nil {
 		return nil, cerr // a peer never joined: agreeing would hang
 	}
+	if !isTransfer(opCodes[op]) {
+		// Every rank settles here and sees the same failure; a transfer
+		// settled where its strategy touched the file.
+		if serr := f.settle(op); serr != nil && err == nil {
+			err = serr
+		}
+	}
 	owed := f.owed
 	if owed != nil && err == nil {
 		err = owed
@@ -225,6 +234,7 @@ func (f *File) agreeRecord(op string, err error, mine []uint64) (all []uint64, _
 		// The ranks were in different calls: the owed error is still owed.
 		f.owed = owed
 	}
+	f.stopDeferring(err)
 	return all, err
 }
 

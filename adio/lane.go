@@ -77,7 +77,7 @@ func (f *File) ReadLane() (Lane, bool) {
 // laneFile reports whether the file's state allows a Lane of this
 // direction at all.
 func (f *File) laneFile(write bool) bool {
-	if f.usable("") != nil || f.f == nil || f.opFile || f.cached || f.viaServers || f.rec != nil || len(f.pending) > 0 {
+	if f.usable("") != nil || f.f == nil || f.opFile || f.cached || f.viaServers || f.rec != nil || len(f.pending) > 0 || f.publicationPending() {
 		return false
 	}
 	return !((write && !f.mode.canWrite()) || (!write && !f.mode.canRead()) || f.mode&ModeSequential != 0)

@@ -176,6 +176,14 @@ func (f *File) Close() error {
 	// progresses on its own), and the close fails on every rank naming
 	// them, with the file closed.
 	left := f.finishOutstanding()
+	// This rank's background sync must end before its file does, and
+	// every rank's before the close's agreement: a failure is its error.
+	if err := f.settle("close"); err != nil && left == nil {
+		left = err
+	}
+	if err := f.publicationFailed("close"); err != nil && left == nil {
+		left = err // every rank settled by now and saw the failure
+	}
 	f.closed = true
 	f.stopRecording()
 	serr := f.publishClose()

@@ -118,6 +118,11 @@ func (f *File) start(op string, write bool, a Access, offset func() int64, advan
 	if err := f.usable(op); err != nil {
 		return nil, err
 	}
+	// The operation's aggregators must not write or read where an earlier
+	// write's syncs are still under way (publish.go).
+	if err := f.settle(op); err != nil {
+		return nil, err
+	}
 	off := offset()
 	v := f.View()
 	if advance && a.Err == nil {

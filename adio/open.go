@@ -381,6 +381,9 @@ func (keptNodes) Release() error { return nil }
 // sizeShared returns the file size, opening the file if this rank
 // deferred its open.
 func (f *File) sizeShared() (int64, error) {
+	if err := f.settle("get_size"); err != nil {
+		return 0, err
+	}
 	if err := f.ensureOpen("get_size"); err != nil {
 		return 0, err
 	}

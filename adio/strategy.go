@@ -382,7 +382,7 @@ func (c *call) job() *coll.Job {
 	a := c.access
 	return &coll.Job{
 		Comm:        f.comm,
-		File:        f.f,
+		File:        f.callFile(c.op),
 		Aggregators: c.aggs,
 		Ranges:      c.ranges,
 		Access: coll.Access{

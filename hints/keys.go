@@ -48,6 +48,7 @@ const (
 	CollioFileDomains       = "collio_file_domains"
 	CollioAutoAggregators   = "collio_auto_aggregators"
 	CollioMeasure           = "collio_measure"
+	CollioDeferredSync      = "collio_deferred_sync"
 	CollioTAMLocal          = "collio_tam_local_aggregators"
 	CollioBytesPerAgg       = "collio_bytes_per_aggregator"
 	CollioErrorAgreement    = "collio_error_agreement"

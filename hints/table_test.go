@@ -48,7 +48,7 @@ func TestMustAgreeAsSpecified(t *testing.T) {
 			}
 		}
 		switch key {
-		case RomioNoIndepRW, StartIODevice, CollioStrategy, CollioNodeSize, RomioMinFdomainSize, CollioCollectiveTimeout, CollioErrorAgreement, CollioOverlap, CollioFileDomains, CollioAutoAggregators, CollioBytesPerAgg, CollioMeasure, CollioTAMLocal:
+		case RomioNoIndepRW, StartIODevice, CollioStrategy, CollioNodeSize, RomioMinFdomainSize, CollioCollectiveTimeout, CollioErrorAgreement, CollioOverlap, CollioFileDomains, CollioAutoAggregators, CollioBytesPerAgg, CollioMeasure, CollioTAMLocal, CollioDeferredSync:
 			return true
 		}
 		return false

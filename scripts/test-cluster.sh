@@ -122,6 +122,14 @@ else
 	echo "$out"
 	fail "readback: with collio an independent read after a collective write returned old bytes, on $gluster"
 fi
+# The same with the aggregators' syncs in the background (collio_deferred_sync).
+echo "collio_deferred_sync enable" >"$work/deferred.hints"
+if out=$(STRICT=1 ROMIO_HINTS="$work/deferred.hints" timeout -k 5 60 "$vc" mpirun -np 4 -x STRICT -x ROMIO_HINTS -x LD_PRELOAD="$prefix/lib/libcollio.so" "$work/readback" "$d/rbd.dat" 20 2>&1); then
+	echo "ok   readback with collio_deferred_sync=enable: ${out#readback: }"
+else
+	echo "$out"
+	fail "readback: with collio_deferred_sync=enable an independent read after a collective write returned old bytes, on $gluster"
+fi
 rm -rf "$d"
 
 [ $failed = 0 ] && echo "PASS: cluster tests (2 nodes of 2 ranks)"

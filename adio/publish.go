@@ -1,0 +1,358 @@
+package adio
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/collio/collio/driver"
+	"github.com/collio/collio/hints"
+	"github.com/collio/collio/internal/coll"
+	"github.com/collio/collio/internal/comm"
+	"github.com/collio/collio/internal/ioerr"
+)
+
+// Deferred publication. On a file system whose node caches are not
+// coherent (nodeCaches), a collective write's aggregators write other
+// ranks' bytes through their own node's client, whose write-behind may
+// hold them; a rank may read back what it wrote (MPI's consistency for
+// one process), so those bytes must reach the servers before that rank
+// touches the file again. Syncing at the end of every call put that
+// transfer on the call's critical path. Instead every rank that wrote
+// syncs in the background after the call's agreement, and each rank
+// settles, waiting for every rank's sync, before its next access to the
+// file: any collective call, independent transfer, size query or close.
+//
+// A collective call settles only where the rank touches the file (its
+// strategy's first transfer on the call's file, settlingFile): a call's
+// exchange overlaps the previous write's syncs, and a rank that does no
+// file I/O in a call does not wait. Until a rank settles, the writes it
+// took part in since stay pending on it.
+//
+// A rank learns that every sync is done from a board, a comm.Counter
+// (served over TCP by rank 0 across nodes, no MPI call behind it, so the
+// background goroutine may use it) to which each rank adds 1 when its sync
+// is done, or stores a failure naming the rank when it failed. The write's closing agreement
+// tells every rank how many syncs started, so every rank knows the value
+// the board reaches once all are done.
+
+// publishKey keeps the board with the file's private communicator, like
+// the shared file pointer's counter: the next open on it reuses it.
+type publishKey struct{}
+
+// keptBoard is a board and the value it reaches once every sync started
+// so far is done (every rank holds the same target).
+type keptBoard struct {
+	comm.Counter
+	target int64
+	// failed: a sync failed, and the board holds that failure: no later
+	// file on the communicator uses it.
+	failed bool
+}
+
+func (k *keptBoard) Release() error { return k.Free() }
+
+// publishing is a file's deferred-publication state.
+type publishing struct {
+	board *keptBoard // nil until the first deferred write
+	// off says why this file syncs at the end of each write instead
+	// ("" when it defers); set alike on every rank.
+	off string
+	// pending: writes' syncs were started and this rank has not settled
+	// them; span covers their file ranges, seq is the last one's call
+	// number.
+	pending bool
+	span    coll.Range
+	seq     int64
+	// own is this rank's last background sync, nil if it started none
+	// since it settled; each waits for the one before.
+	own chan error
+}
+
+// defersPublication reports whether a collective write with aggregators
+// publishes in the background (every rank answers alike).
+func (f *File) defersPublication() bool {
+	if !f.nodeCaches || f.cached || f.opFile || f.pub.off != "" || !f.mode.canWrite() {
+		return false
+	}
+	if f.hints.Enum(hints.CollioDeferredSync) == hints.Disable {
+		f.pub.off = "collio_deferred_sync=disable"
+		return false
+	}
+	return true
+}
+
+// readyBoard makes (or takes over) the board before the file's first
+// deferred write (collective). Where no rank can use a board from a
+// goroutine, the file syncs at the end of each write instead.
+func (f *File) readyBoard(op string) {
+	if f.pub.board != nil {
+		return
+	}
+	if k, ok := f.Kept(publishKey{}).(*keptBoard); ok {
+		if k.failed {
+			f.pub.off = "a background sync of an earlier file on this communicator failed"
+			return
+		}
+		f.pub.board = k
+		return
+	}
+	var why string
+	var k comm.Counter
+	maker, ok := comm.As[comm.CounterMaker](f.comm)
+	if !ok {
+		why = "the communicator cannot hold a counter"
+	} else {
+		var err error
+		if k, err = maker.NewCounter(0); err != nil {
+			why = "making the board failed: " + err.Error()
+		} else if _, ok := k.(comm.ConcurrentCounter); !ok {
+			why = "its counter needs MPI calls, which a background sync cannot make"
+		}
+	}
+	// Every rank made the same kind of counter, or failed: one agreement
+	// keeps the ranks alike when one rank alone failed.
+	var err error
+	if why != "" {
+		err = fmt.Errorf("%s", why)
+	}
+	if aerr := f.agree(op, err); aerr != nil {
+		if k != nil {
+			_ = k.Free() // collective, as NewCounter was
+		}
+		if why == "" {
+			why = "another rank could not make the board"
+		}
+		f.pub.off = why
+		return
+	}
+	f.pub.board = &keptBoard{Counter: k}
+	f.Keep(publishKey{}, f.pub.board)
+}
+
+// startPublication starts this rank's background sync after a collective
+// write, whose agreement counted the ranks that sync (started), and marks
+// the write's span pending.
+func (f *File) startPublication(seq int64, span coll.Range, mine bool, started int64) {
+	p := &f.pub
+	p.board.target += started
+	if p.pending && !p.span.Empty() {
+		if span.Empty() {
+			span = p.span
+		} else {
+			span = coll.Range{Start: min(span.Start, p.span.Start), End: max(span.End, p.span.End)}
+		}
+	}
+	p.pending, p.span, p.seq = true, span, seq
+	if !mine {
+		return
+	}
+	file, board, rank, prev := f.f, p.board, int64(f.rank()), p.own
+	done := make(chan error, 1)
+	p.own = done
+	go func() {
+		if prev != nil {
+			if err := <-prev; err != nil {
+				done <- err // the board holds the failure already
+				return
+			}
+		}
+		err := file.Sync()
+		if err != nil {
+			_ = board.Set(poisonOf(rank))
+		} else {
+			_, err = board.Add(1)
+		}
+		done <- err
+	}()
+}
+
+// publishes reports whether this rank syncs after a deferred write: it
+// holds the file open for writing.
+func (f *File) publishes() bool { return f.f != nil && f.mode.canWrite() }
+
+// publicationPending reports whether this rank has a write to settle.
+func (f *File) publicationPending() bool { return f.pub.pending }
+
+// settle waits until every rank's sync of the pending write is done and
+// drops this node's cached pages of its span, so that what follows sees
+// the servers' bytes. A failed sync is reported once, with the same text
+// on every rank that settles (the failing rank is read from the board);
+// the collective call that reports it makes the file sync at the end of
+// each write from then on (stopDeferring).
+func (f *File) settle(op string) error {
+	p := &f.pub
+	if !p.pending {
+		return nil
+	}
+	p.pending = false
+	var own error
+	if p.own != nil {
+		own = <-p.own
+		p.own = nil
+	}
+	failed, err := f.waitBoard(op)
+	if err != nil {
+		p.board.failed = true
+		return f.wrap(err, op)
+	}
+	if failed >= 0 || own != nil {
+		p.board.failed = true
+		e := &ioerr.Error{Class: ioerr.ErrIO, Op: op, Path: f.path, Rank: -1,
+			Msg: fmt.Sprintf("the data of collective write %d may not have reached the file system: rank %d could not sync it", p.seq, failed)}
+		if own != nil {
+			e.Err = own
+		}
+		return e
+	}
+	return f.wrap(f.dropNodeCache(p.span.Start, p.span.End), op)
+}
+
+// waitBoard waits until the board reaches its target (failed -1) or
+// holds a failure (failed: the rank), within the file's collective
+// timeout.
+func (f *File) waitBoard(op string) (failed int, err error) {
+	b := f.pub.board
+	var deadline time.Time
+	if f.cfg.collectiveTimeout > 0 {
+		deadline = time.Now().Add(f.cfg.collectiveTimeout)
+	}
+	pause := 50 * time.Microsecond
+	for {
+		v, err := b.Add(0)
+		switch {
+		case err != nil:
+			return -1, err
+		case v < 0:
+			return poisonedBy(v), nil
+		case v >= b.target:
+			return -1, nil
+		case !deadline.IsZero() && time.Now().After(deadline):
+			return -1, fmt.Errorf("ranks' syncs of collective write %d not done after %v (%d of %d)", f.pub.seq, f.cfg.collectiveTimeout, v, b.target)
+		}
+		time.Sleep(pause)
+		pause = min(2*pause, 5*time.Millisecond)
+	}
+}
+
+// A failed sync stores poisonBase plus its rank shifted past the room the
+// other ranks' later adds of 1 take, so that the value stays negative and
+// still names the rank.
+const (
+	poisonBase  = -1 << 62
+	poisonShift = 24
+)
+
+func poisonOf(rank int64) int64 { return poisonBase + rank<<poisonShift }
+
+func poisonedBy(v int64) int { return int((v - poisonBase) >> poisonShift) }
+
+// callFile is the driver file a collective call's strategy uses: the file
+// itself, or, while a write is pending on this rank, the file behind a
+// settlingFile.
+func (f *File) callFile(op string) driver.File {
+	if !f.pub.pending || f.f == nil {
+		return f.f
+	}
+	return &settlingFile{File: f.f, settle: func() error { return f.settle(op) }}
+}
+
+// settlingFile settles the file's pending writes before its first
+// transfer (a strategy may transfer from more than one goroutine).
+type settlingFile struct {
+	driver.File
+	once   sync.Once
+	settle func() error
+	err    error
+}
+
+func (s *settlingFile) ready() error {
+	s.once.Do(func() { s.err = s.settle() })
+	return s.err
+}
+
+// Unwrap lets driver.As find the layers below.
+func (s *settlingFile) Unwrap() driver.File { return s.File }
+
+func (s *settlingFile) ReadAt(p []byte, off int64) (int, error) {
+	if err := s.ready(); err != nil {
+		return 0, err
+	}
+	return s.File.ReadAt(p, off)
+}
+
+func (s *settlingFile) WriteAt(p []byte, off int64) (int, error) {
+	if err := s.ready(); err != nil {
+		return 0, err
+	}
+	return s.File.WriteAt(p, off)
+}
+
+func (s *settlingFile) ReadV(bufs [][]byte, off int64) (int, error) {
+	if err := s.ready(); err != nil {
+		return 0, err
+	}
+	return s.File.ReadV(bufs, off)
+}
+
+func (s *settlingFile) WriteV(bufs [][]byte, off int64) (int, error) {
+	if err := s.ready(); err != nil {
+		return 0, err
+	}
+	return s.File.WriteV(bufs, off)
+}
+
+func (s *settlingFile) ReadRuns(runs []driver.Run) (int64, error) {
+	if err := s.ready(); err != nil {
+		return 0, err
+	}
+	return driver.ReadRuns(s.File, runs)
+}
+
+func (s *settlingFile) WriteRuns(runs []driver.Run) (int64, error) {
+	if err := s.ready(); err != nil {
+		return 0, err
+	}
+	return driver.WriteRuns(s.File, runs)
+}
+
+func (s *settlingFile) Truncate(size int64) error {
+	if err := s.ready(); err != nil {
+		return err
+	}
+	return s.File.Truncate(size)
+}
+
+func (s *settlingFile) Size() (int64, error) {
+	if err := s.ready(); err != nil {
+		return 0, err
+	}
+	return s.File.Size()
+}
+
+func (s *settlingFile) Allocate(off, length int64) error {
+	if err := s.ready(); err != nil {
+		return err
+	}
+	return s.File.Allocate(off, length)
+}
+
+// stopDeferring makes the file sync at the end of each write from now
+// on, after a collective call failed: every rank returns that error, so
+// every rank stops alike (settle's failures reach the ranks that settled
+// only, and through them the call's agreement).
+func (f *File) stopDeferring(err error) {
+	if err != nil && f.pub.off == "" {
+		f.pub.off = "an earlier collective call failed"
+	}
+}
+
+// publicationFailed is close's error when a background sync of the file
+// failed, reported already or not: the file's data may be incomplete.
+func (f *File) publicationFailed(op string) error {
+	if f.pub.board == nil || !f.pub.board.failed {
+		return nil
+	}
+	return &ioerr.Error{Class: ioerr.ErrIO, Op: op, Path: f.path, Rank: -1,
+		Msg: "a background sync of a collective write failed: the file may lack data written before it"}
+}

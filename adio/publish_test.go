@@ -1,0 +1,125 @@
+package adio
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/collio/collio/hints"
+	"github.com/collio/collio/internal/comm"
+	"github.com/collio/collio/layout"
+)
+
+// openNodeCaches opens path on c as a file whose node caches are not
+// coherent (as GlusterFS across nodes), with 4-byte records interleaved
+// one per rank in each 16-byte tile, so that a write goes through
+// two-phase aggregators that write the other ranks' bytes.
+func openNodeCaches(c comm.Comm, path string, h map[string]string) (*File, error) {
+	h[hints.CollioStrategy] = hints.StrategyTwoPhase
+	h["cb_nodes"] = "2"
+	f, err := Open(c, path, ModeCreate|ModeRdWr, OpenOptions{Hints: h})
+	if err != nil {
+		return nil, err
+	}
+	f.nodeCaches = true // what noteNodeCaches finds on such a file system
+	ft := must(layout.Resized(layout.Bytes(4), 0, 16))
+	return f, f.SetView(View{Disp: int64(4 * c.Rank()), Etype: layout.Byte, Filetype: ft}, nil)
+}
+
+// A collective write returns while its ranks' syncs go on in the
+// background (each sync here takes 300 ms); the rank's next access waits
+// for every rank's sync and then sees what it wrote, and so does every
+// collective call. With collio_deferred_sync=disable the write waits.
+func TestDeferredPublication(t *testing.T) {
+	const n = 64 // bytes per rank and call
+	for _, deferred := range []string{hints.Enable, hints.Disable} {
+		path := "faulty:" + tempPath(t, "pub"+deferred)
+		world(t, 4, func(c comm.Comm) error {
+			r := c.Rank()
+			f, err := openNodeCaches(c, path, map[string]string{"collio_fault": "slow=sync:300ms", hints.CollioDeferredSync: deferred})
+			if err != nil {
+				return err
+			}
+			for call := range 3 {
+				data := rankData(r+4*call, n)
+				if _, err := f.WriteAtAll(Bytes(data), int64(call*n)); err != nil {
+					return fmt.Errorf("write %d: %w", call, err)
+				}
+				if got := f.pub.pending; got != (deferred == hints.Enable) {
+					return fmt.Errorf("call %d: pending %v with collio_deferred_sync=%s", call, got, deferred)
+				}
+				if deferred == hints.Enable {
+					v, err := f.pub.board.Add(0)
+					if err != nil {
+						return err
+					}
+					if v >= f.pub.board.target {
+						return fmt.Errorf("call %d: every sync done (%d of %d) before the write returned", call, v, f.pub.board.target)
+					}
+				}
+				back := make([]byte, n)
+				if call == 1 {
+					// A collective read settles on the ranks that read
+					// the file (its aggregators) before they read.
+					if _, err := f.ReadAtAll(Bytes(back), int64(call*n)); err != nil {
+						return err
+					}
+				} else if _, err := f.ReadAt(Bytes(back), int64(call*n)); err != nil {
+					return err
+				}
+				if f.pub.pending && call != 1 {
+					return fmt.Errorf("call %d: still pending after a read", call)
+				}
+				if f.pub.board != nil && !f.pub.pending {
+					if v, _ := f.pub.board.Add(0); v < f.pub.board.target {
+						return fmt.Errorf("call %d: read before every sync was done (%d of %d)", call, v, f.pub.board.target)
+					}
+				}
+				if !bytes.Equal(back, data) {
+					return fmt.Errorf("call %d: read back other bytes", call)
+				}
+			}
+			return f.Close()
+		})
+	}
+}
+
+// A sync that fails in the background is the next access's error, with
+// the same text on every rank (naming the rank whose sync failed); the
+// file then syncs at the end of each write, and its close fails on every
+// rank, since its data may be incomplete.
+func TestDeferredPublicationFailure(t *testing.T) {
+	path := "faulty:" + tempPath(t, "pubfail")
+	var first []string
+	errs := sameOnAll(t, 4, func(c comm.Comm) error {
+		r := c.Rank()
+		f, err := openNodeCaches(c, path, map[string]string{"collio_fault": "eio_call=sync:1", "collio_fault_ranks": "2", hints.CollioDeferredSync: hints.Enable})
+		if err != nil {
+			return err
+		}
+		if _, err := f.WriteAtAll(Bytes(rankData(r, 64)), 0); err != nil {
+			return fmt.Errorf("the write itself failed: %w", err)
+		}
+		_, err = f.WriteAtAll(Bytes(rankData(r, 64)), 64)
+		if err == nil {
+			return fmt.Errorf("the failed sync was not reported")
+		}
+		if r == 0 {
+			first = append(first, err.Error())
+		}
+		if f.pub.off == "" {
+			return fmt.Errorf("still deferring after a failed sync")
+		}
+		if _, err := f.WriteAtAll(Bytes(rankData(r, 64)), 128); err != nil {
+			return fmt.Errorf("the write after the failure: %w", err)
+		}
+		return f.Close()
+	})
+	require.ErrorContains(t, errs[0], "a background sync of a collective write failed", "close reports the loss too")
+	require.Len(t, first, 1)
+	require.Contains(t, first[0], "rank 2 could not sync")
+	require.True(t, strings.Contains(first[0], "collective write 1"), first[0])
+}
