@@ -110,7 +110,7 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 	// next through their own node's client: they reach the servers in the
 	// background (publish.go) or before the call returns.
 	publish := write && name != hints.StrategyIndependent && f.nodeCaches
-	deferSync := publish && !c.deferred && f.defersPublication()
+	deferSync := publish && f.defersPublication()
 	if deferSync {
 		f.readyBoard(op)
 		deferSync = f.pub.board != nil

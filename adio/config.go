@@ -23,6 +23,7 @@ type config struct {
 	collectiveTimeout time.Duration
 	overlap           bool
 	measure           bool // collio_measure: time the table's collective choices (measure.go)
+	deferredSync      bool // collio_deferred_sync: sync collective writes in the background (publish.go)
 	// autoAggregators: collio_auto_aggregators=enable and the user named
 	// no aggregators (cb_nodes, cb_config_list) and every rank opened.
 	autoAggregators  bool
@@ -54,6 +55,7 @@ func newConfig(h *hints.Set) config {
 		collectiveTimeout: time.Duration(h.Int(hints.CollioCollectiveTimeout)) * time.Second,
 		overlap:           h.Enum(hints.CollioOverlap) == hints.Enable,
 		measure:           h.Enum(hints.CollioMeasure) == hints.Enable,
+		deferredSync:      h.Enum(hints.CollioDeferredSync) == hints.Enable,
 		autoAggregators: h.Enum(hints.CollioAutoAggregators) == hints.Enable &&
 			!h.IsSet(hints.CBNodes) && !h.IsSet(hints.CBConfigList) && !h.Bool(hints.RomioNoIndepRW),
 		coRatio:          h.Int(hints.RomioLustreCoRatio),

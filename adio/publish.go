@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/collio/collio/driver"
-	"github.com/collio/collio/hints"
 	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/ioerr"
@@ -55,8 +54,9 @@ func (k *keptBoard) Release() error { return k.Free() }
 // publishing is a file's deferred-publication state.
 type publishing struct {
 	board *keptBoard // nil until the first deferred write
-	// off says why this file syncs at the end of each write instead
-	// ("" when it defers); set alike on every rank.
+	// off says why this file syncs at the end of each write although
+	// collio_deferred_sync asks otherwise ("" when nothing stops it); set
+	// alike on every rank.
 	off string
 	// pending: writes' syncs were started and this rank has not settled
 	// them; span covers their file ranges, seq is the last one's call
@@ -72,14 +72,7 @@ type publishing struct {
 // defersPublication reports whether a collective write with aggregators
 // publishes in the background (every rank answers alike).
 func (f *File) defersPublication() bool {
-	if !f.nodeCaches || f.cached || f.opFile || f.pub.off != "" || !f.mode.canWrite() {
-		return false
-	}
-	if f.hints.Enum(hints.CollioDeferredSync) == hints.Disable {
-		f.pub.off = "collio_deferred_sync=disable"
-		return false
-	}
-	return true
+	return f.cfg.deferredSync && f.nodeCaches && !f.cached && !f.opFile && f.pub.off == "" && f.mode.canWrite()
 }
 
 // readyBoard makes (or takes over) the board before the file's first
