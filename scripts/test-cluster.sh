@@ -132,5 +132,17 @@ else
 fi
 rm -rf "$d"
 
+# seek_shared to the end after write_ordered's independent writes counts
+# every node's bytes (rank 0 takes the end from the file's size).
+mpicc -O2 -o "$work/seekend" testdata/cluster/seekend.c || fail "compile seekend"
+d=$(mktemp -d "$gluster/seekend.XXXXXX")
+if out=$(timeout -k 5 120 "$vc" mpirun -np 4 -x LD_PRELOAD="$prefix/lib/libcollio.so" "$work/seekend" "$d" 100 2>&1); then
+	echo "ok   ${out##*$'\n'}"
+else
+	echo "$out"
+	fail "seekend: with collio seek_shared to the end missed another node's write_ordered bytes, on $gluster"
+fi
+rm -rf "$d"
+
 [ $failed = 0 ] && echo "PASS: cluster tests (2 nodes of 2 ranks)"
 exit $failed
