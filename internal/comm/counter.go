@@ -1,6 +1,7 @@
 package comm
 
 import (
+	"fmt"
 	"sync"
 	"sync/atomic"
 )
@@ -25,6 +26,14 @@ type Counter interface {
 type ConcurrentCounter interface {
 	Counter
 	Concurrent()
+}
+
+// CounterSiblings is a Counter that gives handles on other values served
+// beside its own (at most 3, i from 1): no collective call and nothing new
+// to set up. A sibling starts at 0, every rank's Sibling(i) meets the same
+// value, and it lives as long as the counter; its Free is local.
+type CounterSiblings interface {
+	Sibling(i int) Counter
 }
 
 // CounterMaker is implemented by communicators that can make a Counter.
@@ -55,6 +64,27 @@ type memCounter struct {
 	k      uint64
 	shared *counterValue
 	freed  atomic.Bool
+	owner  *memCounter // the counter a sibling was made from
+}
+
+// siblingKey is where sibling i of counter k lives in the group's map.
+func siblingKey(k uint64, i int) uint64 { return k | uint64(i)<<56 }
+
+// Sibling returns a handle on value i (1 to 3) beside the counter's.
+func (m *memCounter) Sibling(i int) Counter {
+	if i < 1 || i > 3 || m.owner != nil {
+		panic(fmt.Sprintf("comm: Sibling(%d) of an in-memory counter", i))
+	}
+	g := m.c.g
+	key := siblingKey(m.k, i)
+	g.counters.mu.Lock()
+	v, ok := g.counters.m[key]
+	if !ok {
+		v = &counterValue{}
+		g.counters.m[key] = v
+	}
+	g.counters.mu.Unlock()
+	return &memCounter{c: m.c, k: key, shared: v, owner: m}
 }
 
 // NewCounter makes an in-memory counter shared by the group's ranks.
@@ -111,16 +141,21 @@ func (m *memCounter) Free() error {
 		return err
 	}
 	m.freed.Store(true)
+	if m.owner != nil {
+		return nil // a sibling: its value goes with the counter's
+	}
 	err := m.c.Barrier()
 	g := m.c.g
 	g.counters.mu.Lock()
-	delete(g.counters.m, m.k)
+	for i := range 4 {
+		delete(g.counters.m, siblingKey(m.k, i))
+	}
 	g.counters.mu.Unlock()
 	return err
 }
 
 func (m *memCounter) live(op string) error {
-	if m.freed.Load() {
+	if m.freed.Load() || (m.owner != nil && m.owner.freed.Load()) {
 		return argError(op, m.c.rank, "the counter has been freed")
 	}
 	return m.c.g.world.aborted()

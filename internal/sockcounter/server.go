@@ -17,8 +17,8 @@ type server struct {
 	token []byte
 	proof []byte
 
-	mu sync.Mutex // the value
-	v  int64
+	mu sync.Mutex   // the values
+	v  [slots]int64 // the counter's own, then its siblings'
 
 	connMu sync.Mutex // conns and closed
 	conns  map[net.Conn]bool
@@ -27,23 +27,30 @@ type server struct {
 }
 
 func newServer(ln net.Listener, token []byte, init int64) *server {
-	s := &server{ln: ln, token: token, proof: proof(token), v: init, conns: make(map[net.Conn]bool)}
+	s := &server{ln: ln, token: token, proof: proof(token), v: [slots]int64{init}, conns: make(map[net.Conn]bool)}
 	s.wg.Add(1)
 	go s.accept()
 	return s
 }
 
-// apply changes the value and returns the value before.
+// apply changes the value of op's slot and returns the value before.
 func (s *server) apply(op byte, v int64) int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	old := s.v
-	if op == opSet {
-		s.v = v
+	x := &s.v[op>>4]
+	old := *x
+	if op&0x0f == opSet {
+		*x = v
 	} else {
-		s.v += v
+		*x += v
 	}
 	return old
+}
+
+// validOp reports whether a request's op byte is an operation on a slot
+// the server has.
+func validOp(op byte) bool {
+	return (op&0x0f == opAdd || op&0x0f == opSet) && op>>4 < slots
 }
 
 // accept serves every connection until the listener is closed.
@@ -111,7 +118,7 @@ func (s *server) serve(conn net.Conn) {
 	conn.SetDeadline(time.Time{})
 	var b [requestSize]byte
 	for {
-		if _, err := io.ReadFull(conn, b[:]); err != nil || (b[0] != opAdd && b[0] != opSet) {
+		if _, err := io.ReadFull(conn, b[:]); err != nil || !validOp(b[0]) {
 			return
 		}
 		old := s.apply(b[0], int64(binary.BigEndian.Uint64(b[1:])))

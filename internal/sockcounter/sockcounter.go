@@ -11,7 +11,8 @@
 //
 // Wire protocol, after the handshake (the client sends the token, the
 // server answers with proof that it knows it): a request of 9 bytes (op,
-// then an int64 big-endian), a reply of 8 bytes (the value before).
+// with the value's slot in its high nibble, then an int64 big-endian), a
+// reply of 8 bytes (the value before).
 package sockcounter
 
 import (
@@ -43,6 +44,11 @@ const (
 
 	opAdd byte = 1
 	opSet byte = 2
+
+	// slots is how many values a server holds: the counter's own (0) and
+	// its siblings'. A request's op byte carries the slot in its high
+	// nibble.
+	slots = 4
 )
 
 // proofLabel is what the server's proof is an HMAC of, keyed by the token.
@@ -77,7 +83,16 @@ type counter struct {
 	c     comm.Comm
 	srv   *server
 	freed atomic.Bool
+	*link
+	// slot is the value this handle changes; owner is the counter a
+	// sibling (slot > 0) was made from, nil for the counter itself.
+	slot  byte
+	owner *counter
+}
 
+// link is a rank's connection to rank 0's server, shared by a counter and
+// its siblings.
+type link struct {
 	mu     sync.Mutex // one request at a time on conn
 	conn   net.Conn
 	addr   string // rank 0's address that conn reached
@@ -87,7 +102,7 @@ type counter struct {
 // New makes a counter holding init over c's ranks, served by rank 0
 // (collective). It fails on every rank or on none.
 func New(c comm.Comm, init int64) (comm.Counter, error) {
-	k := &counter{c: c}
+	k := &counter{c: c, link: &link{}}
 	var offer []byte
 	var err error
 	if c.Rank() == 0 {
@@ -284,15 +299,32 @@ func reason(err error) error {
 	return err
 }
 
+// Sibling returns a handle on value i (1 to 3) of the same server,
+// beside the counter's own: it makes no collective call and no
+// connection, starts at 0, and lives as long as the counter (its Free is
+// local). The k-th Sibling(i) of every rank is the same value.
+func (k *counter) Sibling(i int) comm.Counter {
+	if i < 1 || i >= slots || k.owner != nil {
+		panic(fmt.Sprintf("sockcounter: Sibling(%d) of a counter with %d values", i, slots))
+	}
+	return &counter{c: k.c, srv: k.srv, link: k.link, slot: byte(i), owner: k}
+}
+
+// gone reports whether the counter, or the one a sibling was made from,
+// has been freed.
+func (k *counter) gone() bool {
+	return k.freed.Load() || (k.owner != nil && k.owner.freed.Load())
+}
+
 // Add adds delta and returns the value before.
 func (k *counter) Add(delta int64) (int64, error) {
-	if k.freed.Load() {
+	if k.gone() {
 		return 0, errFreed
 	}
 	if k.srv != nil {
-		return k.srv.apply(opAdd, delta), nil
+		return k.srv.apply(opAdd|k.slot<<4, delta), nil
 	}
-	return k.request(opAdd, delta)
+	return k.request(opAdd|k.slot<<4, delta)
 }
 
 // Concurrent marks the counter a comm.ConcurrentCounter: requests go one
@@ -301,14 +333,14 @@ func (k *counter) Concurrent() {}
 
 // Set stores v.
 func (k *counter) Set(v int64) error {
-	if k.freed.Load() {
+	if k.gone() {
 		return errFreed
 	}
 	if k.srv != nil {
-		k.srv.apply(opSet, v)
+		k.srv.apply(opSet|k.slot<<4, v)
 		return nil
 	}
-	_, err := k.request(opSet, v)
+	_, err := k.request(opSet|k.slot<<4, v)
 	return err
 }
 
@@ -317,6 +349,9 @@ func (k *counter) Set(v int64) error {
 func (k *counter) Free() error {
 	if k.freed.Swap(true) {
 		return errFreed
+	}
+	if k.owner != nil {
+		return nil // a sibling: the counter it was made from holds the server
 	}
 	err := k.c.Barrier()
 	k.release()

@@ -117,6 +117,52 @@ func TestSetThenAdd(t *testing.T) {
 	}))
 }
 
+// A sibling is another value on the same server and connections: its
+// adds and sets leave the counter's own value alone, every rank's handle
+// meets the same value, and freeing the counter frees its siblings.
+func TestSiblings(t *testing.T) {
+	require.NoError(t, comm.RunWorld(3, 0, func(c comm.Comm) error {
+		k, err := New(c, 7)
+		if err != nil {
+			return err
+		}
+		sib := k.(comm.CounterSiblings)
+		a, b := sib.Sibling(1), sib.Sibling(3)
+		for _, x := range []comm.Counter{a, b, a} {
+			if _, err := x.Add(int64(c.Rank() + 1)); err != nil {
+				return err
+			}
+		}
+		if err := c.Barrier(); err != nil {
+			return err
+		}
+		for _, w := range []struct {
+			x    comm.Counter
+			want int64
+		}{{k, 7}, {a, 12}, {b, 6}} {
+			if v, err := w.x.Add(0); err != nil || v != w.want {
+				return fmt.Errorf("rank %d: value %d (%v), want %d", c.Rank(), v, err, w.want)
+			}
+		}
+		if err := c.Barrier(); err != nil {
+			return err
+		}
+		if err := a.Free(); err != nil {
+			return fmt.Errorf("a sibling's Free: %w", err)
+		}
+		if _, err := b.Add(0); err != nil {
+			return fmt.Errorf("another sibling after one was freed: %w", err)
+		}
+		if err := k.Free(); err != nil {
+			return err
+		}
+		if _, err := b.Add(1); err == nil {
+			return fmt.Errorf("a sibling of a freed counter still answered")
+		}
+		return nil
+	}))
+}
+
 // A connection with a wrong token is closed without an answer; the
 // counter goes on serving its ranks.
 func TestWrongTokenRejected(t *testing.T) {
@@ -301,7 +347,7 @@ func fakeServer(t *testing.T, behave func(conn net.Conn)) (net.Conn, string) {
 func TestRequestDeadline(t *testing.T) {
 	setHook(t, &requestTimeout, 200*time.Millisecond)
 	conn, addr := fakeServer(t, func(conn net.Conn) { io.Copy(io.Discard, conn) })
-	k := &counter{conn: conn, addr: addr}
+	k := &counter{link: &link{conn: conn, addr: addr}}
 	start := time.Now()
 	_, err := k.Add(1)
 	require.Error(t, err)
@@ -313,7 +359,7 @@ func TestRequestDeadline(t *testing.T) {
 // A request to a rank 0 that has gone names rank 0 and its address.
 func TestServerGone(t *testing.T) {
 	conn, addr := fakeServer(t, func(conn net.Conn) {})
-	k := &counter{conn: conn, addr: addr}
+	k := &counter{link: &link{conn: conn, addr: addr}}
 	_, err := k.Add(1)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "rank 0's counter server at "+addr+" closed the connection")
