@@ -214,9 +214,8 @@ func (f *File) agreeRecord(op string, err error, mine []uint64) (all []uint64, _
 	if cerr := f.settleChecks(op); cerr != nil {
 		return nil, cerr // a peer never joined: agreeing would hang
 	}
-	if !isTransfer(opCodes[op]) {
-		// Every rank settles here and sees the same failure; a transfer
-		// settled where its strategy touched the file.
+	if settlesAt(op) {
+		// Every rank settles here and sees the same failure.
 		if serr := f.settle(op); serr != nil && err == nil {
 			err = serr
 		}

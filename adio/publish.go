@@ -35,6 +35,9 @@ import (
 // tells every rank how many syncs started, so every rank knows the value
 // the board reaches once all are done.
 
+// boardSlot is the board's value beside the shared file pointer's.
+const boardSlot = 1
+
 // publishKey keeps the board with the file's private communicator, like
 // the shared file pointer's counter: the next open on it reuses it.
 type publishKey struct{}
@@ -43,6 +46,9 @@ type publishKey struct{}
 // so far is done (every rank holds the same target).
 type keptBoard struct {
 	comm.Counter
+	// parent is the shared file pointer's counter the board is a sibling
+	// of (nil for a board of its own).
+	parent comm.Counter
 	target int64
 	// failed: a sync failed, and the board holds that failure: no later
 	// file on the communicator uses it.
@@ -82,13 +88,24 @@ func (f *File) readyBoard(op string) {
 	if f.pub.board != nil {
 		return
 	}
-	if k, ok := f.Kept(publishKey{}).(*keptBoard); ok {
+	if k, ok := f.Kept(publishKey{}).(*keptBoard); ok && (k.parent == nil || k.parent == f.shared) {
 		if k.failed {
 			f.pub.off = "a background sync of an earlier file on this communicator failed"
 			return
 		}
 		f.pub.board = k
 		return
+	}
+	// A value beside the shared file pointer's costs nothing to set up;
+	// a counter of its own costs a collective call and, across nodes, a
+	// connection from every rank (tens of milliseconds at 16 ranks).
+	if sib, ok := f.shared.(comm.CounterSiblings); ok {
+		k := sib.Sibling(boardSlot)
+		if _, ok := k.(comm.ConcurrentCounter); ok {
+			f.pub.board = &keptBoard{Counter: k, parent: f.shared}
+			f.Keep(publishKey{}, f.pub.board)
+			return
+		}
 	}
 	var why string
 	var k comm.Counter
@@ -348,4 +365,18 @@ func (f *File) publicationFailed(op string) error {
 	}
 	return &ioerr.Error{Class: ioerr.ErrIO, Op: op, Path: f.path, Rank: -1,
 		Msg: "a background sync of a collective write failed: the file may lack data written before it"}
+}
+
+// settlesAt reports whether the synchronizing call op settles in its
+// agreement: the calls that read or change the file's size or data, or
+// promise that it is stored. set_view, set_info and set_atomicity touch
+// neither (PnetCDF resets the view after every write, which would wait
+// for the syncs at once); transfers settle where their strategy touches
+// the file (settlingFile), close before it closes the file.
+func settlesAt(op string) bool {
+	switch op {
+	case "sync", "set_size", "preallocate", "seek_shared":
+		return true
+	}
+	return false
 }

@@ -52,6 +52,9 @@ func TestDeferredPublication(t *testing.T) {
 					return fmt.Errorf("call %d: pending %v with collio_deferred_sync=%s", call, got, deferred)
 				}
 				if deferred == hints.Enable {
+					if f.pub.board.parent == nil {
+						return fmt.Errorf("the board is not a value beside the shared file pointer's")
+					}
 					v, err := f.pub.board.Add(0)
 					if err != nil {
 						return err
