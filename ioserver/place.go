@@ -35,10 +35,12 @@ func ParseCount(key, v string, size int) (int, error) {
 }
 
 // PickServers chooses n server ranks spread over the nodes: one node after
-// another, round-robin, each giving its highest rank not yet taken (rank 0,
-// which applications tend to use for extra work, stays a compute rank as
-// long as possible). The result is sorted by server index: server i is
-// the i-th rank picked. It is pure.
+// another from the last, round-robin, each giving its highest rank not yet
+// taken. Rank 0, which applications tend to use for extra work, stays a
+// compute rank as long as possible, and ranks a launcher placed alone on
+// the last node (a rankfile or hostfile that gives the servers a node of
+// their own) are the first servers. The result is sorted by server index:
+// server i is the i-th rank picked. It is pure.
 func PickServers(nodes topo.Nodes, n int) []int {
 	members := make([][]int, nodes.Count())
 	for k := range members {
@@ -47,7 +49,7 @@ func PickServers(nodes topo.Nodes, n int) []int {
 	var out []int
 	for len(out) < n {
 		took := false
-		for k := range members {
+		for k := len(members) - 1; k >= 0; k-- {
 			if len(out) == n {
 				break
 			}

@@ -81,8 +81,10 @@ func pattern(n int, seed int) []byte {
 }
 
 func TestPickServersSpreadsOverNodes(t *testing.T) {
-	require.Equal(t, []int{3, 7, 2}, PickServers(topo.Virtual(8, 4), 3))
-	require.Equal(t, []int{1, 3, 5}, PickServers(topo.Virtual(6, 2), 3))
+	require.Equal(t, []int{7, 3, 6}, PickServers(topo.Virtual(8, 4), 3))
+	require.Equal(t, []int{5, 3, 1}, PickServers(topo.Virtual(6, 2), 3))
+	// A rank alone on the last node is the first server.
+	require.Equal(t, []int{2}, PickServers(topo.Nodes{Of: []int{0, 0, 1}, Names: []string{"a", "b"}}, 1))
 }
 
 func TestParseCount(t *testing.T) {
