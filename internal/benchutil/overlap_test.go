@@ -64,28 +64,47 @@ func TestRunOverlap(t *testing.T) {
 			AfterRead: func() int64 { return 0 },
 		}
 	}
-	for _, background := range []bool{true, false} {
+	// The figures are timings of sleeps: a loaded machine oversleeps,
+	// so each form gets a few tries, and a form fails only when no try
+	// shows what it should.
+	check := func(background bool) error {
 		results := make([][]OverlapResult, 2)
-		require.NoError(t, comm.RunWorld(2, 0, func(c comm.Comm) error {
+		if err := comm.RunWorld(2, 0, func(c comm.Comm) error {
 			rs, err := RunOverlap(c, fake(background), []float64{0, 2}, 3, false)
 			results[c.Rank()] = rs
 			return err
-		}))
+		}); err != nil {
+			return err
+		}
 		rs := results[0]
-		require.Len(t, rs, 4, "write and read, two factors each")
+		if len(rs) != 4 {
+			return fmt.Errorf("%d results, want write and read with two factors each", len(rs))
+		}
 		for _, r := range rs {
-			require.InDelta(t, io.Seconds(), r.IO, 0.5*io.Seconds(), "%+v", r)
-			require.False(t, math.IsNaN(r.Hidden))
-			if r.Factor == 0 {
-				require.InDelta(t, 1, r.Ratio, 0.5, "without compute both forms take the I/O time: %+v", r)
-				continue
-			}
-			if background {
-				require.Greater(t, r.Hidden, 0.6, "background transfers hide the I/O: %+v", r)
-			} else {
-				require.Less(t, r.Hidden, 0.4, "transfers done at the start call hide nothing: %+v", r)
+			switch {
+			case r.IO < 0.8*io.Seconds() || r.IO > 4*io.Seconds():
+				return fmt.Errorf("I/O time %.3f s, the transfers sleep %v: %+v", r.IO, io, r)
+			case math.IsNaN(r.Hidden):
+				return fmt.Errorf("hidden share NaN: %+v", r)
+			case r.Factor == 0 && (r.Ratio < 0.5 || r.Ratio > 2):
+				return fmt.Errorf("without compute both forms take the I/O time: %+v", r)
+			case r.Factor != 0 && background && r.Hidden <= 0.6:
+				return fmt.Errorf("background transfers hide the I/O: %+v", r)
+			case r.Factor != 0 && !background && r.Hidden >= 0.4:
+				return fmt.Errorf("transfers done at the start call hide nothing: %+v", r)
 			}
 		}
+		return nil
+	}
+	for _, background := range []bool{true, false} {
+		var err error
+		for try := 0; try < 3; try++ {
+			if err = check(background); err == nil {
+				break
+			}
+			t.Logf("background=%v, try %d: %v", background, try, err)
+		}
+		require.NoError(t, err, "background=%v", background)
 	}
 
 	errs := make([]error, 3)
