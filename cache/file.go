@@ -980,6 +980,10 @@ func (c *File) Close() error {
 func (c *File) finish() error {
 	start := time.Now()
 	c.mu.Lock()
+	// Copies under way now (flush_immediate retries failed extents right
+	// after a Sync) may have met a cause fixed since, such as a full file
+	// system with space freed: let them end, then retry what failed.
+	c.waitLocked()
 	c.requeueFailedLocked()
 	c.releaseLocked(true)
 	c.waitLocked()

@@ -542,3 +542,77 @@ func TestTruncateAfterCachedWrites(t *testing.T) {
 	require.NoError(t, c.Close())
 	require.Equal(t, pattern(1, 1000)[:300], readOS(t, path))
 }
+
+// fullGlobal is a global file whose writes fail with ENOSPC while full;
+// with hold set, a write that met the full disk reports it only once
+// released, as a copy under way when space is freed does.
+type fullGlobal struct {
+	driver.File
+	mu      sync.Mutex
+	full    bool
+	hold    bool
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (g *fullGlobal) WriteAt(p []byte, off int64) (int, error) {
+	g.mu.Lock()
+	full, hold := g.full, g.hold
+	g.hold = false
+	g.mu.Unlock()
+	if !full {
+		return g.File.WriteAt(p, off)
+	}
+	if hold {
+		close(g.entered)
+		<-g.release
+	}
+	return 0, &os.PathError{Op: "write", Path: "g", Err: syscall.ENOSPC}
+}
+
+func (g *fullGlobal) WriteV(bufs [][]byte, off int64) (int, error) {
+	n := 0
+	for _, b := range bufs {
+		k, err := g.WriteAt(b, off+int64(n))
+		n += k
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// A Sync that meets ENOSPC puts the failed copies back in line at once
+// (flush_immediate); space freed while such a retry is still under way
+// must not fail the Close that follows: Close lets the retry end, then
+// copies again. (e2e TestDiskFull's space-freed-before-close met this.)
+func TestCloseRetriesCopiesThatFailedAfterItWasCalled(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "g")
+	g := &fullGlobal{File: openG(t, ufs.New(), path), full: true, entered: make(chan struct{}), release: make(chan struct{})}
+	c, err := Open(g, newOpts(t, path, FlushImmediate, 1))
+	require.NoError(t, err)
+	var m model
+	for i := 0; i < 3; i++ {
+		d := pattern(i, 1000)
+		_, err := c.WriteAt(d, int64(i)*5000)
+		require.NoError(t, err)
+		m.write(d, int64(i)*5000)
+	}
+	c.mu.Lock()
+	c.waitLocked() // every first copy has failed
+	c.mu.Unlock()
+	g.mu.Lock()
+	g.hold = true // the first retry, started by Sync, waits with its ENOSPC
+	g.mu.Unlock()
+	require.ErrorIs(t, c.Sync(), syscall.ENOSPC)
+	<-g.entered
+	g.mu.Lock()
+	g.full = false // space freed while that retry is under way
+	g.mu.Unlock()
+	closed := make(chan error, 1)
+	go func() { closed <- c.Close() }()
+	time.Sleep(50 * time.Millisecond) // Close is waiting by now
+	close(g.release)
+	require.NoError(t, <-closed)
+	require.Equal(t, []byte(m), readOS(t, path))
+}
