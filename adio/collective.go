@@ -350,7 +350,12 @@ func (f *File) enter(c *call, write bool, local error) (pending []coll.Range, er
 	}
 	mine.maySieve = write && (local != nil || f.mayWriteSieve(v, a, off))
 	if wb, ok := f.writeBack(); ok {
-		mine.pending.Start, mine.pending.End = wb.Pending()
+		if f.nodeCaches {
+			// Copied is not yet seen on another node: not until synced.
+			mine.pending.Start, mine.pending.End = wb.Unsynced()
+		} else {
+			mine.pending.Start, mine.pending.End = wb.Pending()
+		}
 		mine.fellBack = wb.FellBack()
 	}
 	const width = 8 * entryWords
@@ -432,8 +437,9 @@ func (f *File) cacheFellBack(first int) {
 }
 
 // drainCached makes the global file current where this call will access
-// it when some rank's E10 cache still holds data there (pending: every
-// rank's bounds of such data). This call's aggregators may not be the
+// it when some rank's E10 cache still holds data there, or copied it
+// there unsynced where node clients cache (nodeCaches: another node does
+// not see it yet) (pending: every rank's bounds of such data). This call's aggregators may not be the
 // ranks that cached it: they read the global file, and their own cached
 // writes could be copied before the older ones. The bounds decide on
 // every rank alike whether to stop at all; then each rank copies its
@@ -472,7 +478,12 @@ func (f *File) drainCached(op string, write bool, ranges, pending []coll.Range) 
 			}
 		}
 	}
-	return f.agree(op, err)
+	if err = f.agree(op, err); err != nil {
+		return err
+	}
+	// The bytes now on the servers may be older in a node's client cache
+	// (a read of the range before the cache's copy landed).
+	return f.dropNodeCache(lo, hi)
 }
 
 func opName(code int64) string {

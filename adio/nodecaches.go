@@ -41,11 +41,7 @@ func (f *File) publishDrained(wb driver.WriteBack) error {
 	if !f.nodeCaches {
 		return nil
 	}
-	u, ok := wb.(driver.Unwrapper)
-	if !ok {
-		return nil
-	}
-	return u.Unwrap().Sync()
+	return wb.SyncCopies()
 }
 
 // publishClose syncs a file this rank may have written before closing it,

@@ -3,8 +3,10 @@ package adio
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -125,4 +127,70 @@ func TestDeferredPublicationFailure(t *testing.T) {
 	require.Len(t, first, 1)
 	require.Contains(t, first[0], "rank 2 could not sync")
 	require.True(t, strings.Contains(first[0], "collective write 1"), first[0])
+}
+
+// Under the E10 cache where node clients cache (GlusterFS across nodes),
+// a copy that has landed is not yet seen by another node: a collective
+// read over it makes the copying rank sync the global file first, and
+// then every rank reads the bytes. (The cluster tier's TestCacheUnderMPI
+// read EOF where the copy had landed but sat in the writer's node.)
+func TestCopiedButUnsyncedIsDrained(t *testing.T) {
+	const n = 64
+	dir := t.TempDir()
+	path := "faulty:" + filepath.Join(dir, "f")
+	world(t, 4, func(c comm.Comm) error {
+		r := c.Rank()
+		f, err := openNodeCaches(c, path, map[string]string{
+			"e10_cache": "enable", "e10_cache_path": filepath.Join(dir, "cache"),
+			"e10_cache_flush_flag": "flush_immediate", "collio_fault": "slow=write:30ms", // copies land after the write returned
+		})
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		data := rankData(r, n)
+		if _, err := f.WriteAtAll(Bytes(data), 0); err != nil {
+			return err
+		}
+		wb, ok := f.writeBack()
+		if !ok {
+			return fmt.Errorf("rank %d: no E10 cache", r)
+		}
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+			if s, e := wb.Pending(); s == e {
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("rank %d: the copies never landed", r)
+			}
+		}
+		// The aggregators cached the bytes; their copies landed unsynced.
+		unsynced := []int64{0}
+		if s, e := wb.Unsynced(); s != e {
+			unsynced[0] = 1
+		}
+		if err := c.AllreduceInt64(unsynced, unsynced, comm.OpSum); err != nil {
+			return err
+		}
+		if unsynced[0] == 0 {
+			return fmt.Errorf("no rank has unsynced copies before any sync")
+		}
+		back := make([]byte, n)
+		if r != 1 {
+			back = back[:0] // rank 1 reads alone: its aggregator need not be itself
+		}
+		if _, err := f.ReadAtAll(Bytes(back), 0); err != nil {
+			return err
+		}
+		if r == 1 && !bytes.Equal(back, data) {
+			return fmt.Errorf("rank 1 reads back %x, wrote %x", back, data)
+		}
+		if last, _ := f.Stats(); last.CacheDrain == 0 {
+			return fmt.Errorf("rank %d: the read did not stop for the unsynced copies", r)
+		}
+		if s, e := wb.Unsynced(); s != e {
+			return fmt.Errorf("rank %d: [%d, %d) still unsynced after the read's drain", r, s, e)
+		}
+		return nil
+	})
 }

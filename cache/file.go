@@ -44,6 +44,10 @@ type File struct {
 	failed   []*extent  // copy failed: data only in the cache
 	errs     []error    // copy errors not reported yet
 	errExts  []*extent  // the extent of each of errs whose copy failed (nil for other errors)
+	// unsynced bounds what reached the global file since its last sync
+	// (copies, and writes through after a fallback): on a file system
+	// whose clients cache per node, other nodes may not see it yet.
+	unsynced span
 	stopping bool
 	closed   bool
 	// adioLocks remembers whether each Lock taken through the File was
@@ -256,7 +260,13 @@ func (c *File) WriteV(bufs [][]byte, off int64) (int, error) {
 // cache cannot take them this rank falls back to the global file for good.
 func (c *File) write(off, n int64, do func(driver.File) (int, error)) (int, error) {
 	if n <= 0 || off < 0 || c.passthrough.Load() {
-		return do(c.global) // nothing to cache, or let the driver reject it
+		k, err := do(c.global) // nothing to cache, or let the driver reject it
+		if k > 0 {
+			c.mu.Lock()
+			c.noteUnsyncedLocked(span{off, off + int64(k)})
+			c.mu.Unlock()
+		}
+		return k, err
 	}
 	s := span{off, off + n}
 	if c.opts.Coherent {
@@ -331,7 +341,7 @@ func (c *File) stopCaching(warning string) {
 		c.waitLocked()
 		safe := c.safeSeqLocked()
 		c.mu.Unlock()
-		if err := c.global.Sync(); err != nil {
+		if err := c.syncGlobal(); err != nil {
 			c.addErr(err)
 			return
 		}
@@ -522,6 +532,7 @@ func (c *File) worker() {
 		}
 		c.mu.Lock()
 		c.inflight = slices.DeleteFunc(c.inflight, func(x *extent) bool { return x == e })
+		c.noteUnsyncedLocked(e.span) // a failed copy may have written part
 		if err != nil {
 			e.err = err
 			c.failed = append(c.failed, e)
@@ -755,7 +766,7 @@ func (c *File) Sync() error {
 			localErr = fmt.Errorf("e10 cache: making the cache durable: %w", localErr)
 		}
 	}
-	gerr := c.global.Sync()
+	gerr := c.syncGlobal()
 	if copyErr == nil && gerr == nil {
 		if err := c.journal.checkpoint(safe); err != nil {
 			localErr = errors.Join(localErr, fmt.Errorf("e10 cache: journal checkpoint: %w", err))
@@ -837,6 +848,54 @@ func (c *File) DrainRanges(ranges [][2]int64) error {
 	return nil
 }
 
+func (c *File) noteUnsyncedLocked(s span) {
+	if s.end <= s.start {
+		return
+	}
+	if c.unsynced.end <= c.unsynced.start {
+		c.unsynced = s
+		return
+	}
+	c.unsynced = span{min(c.unsynced.start, s.start), max(c.unsynced.end, s.end)}
+}
+
+// syncGlobal syncs the global file and forgets what was unsynced when it
+// began; copies landing meanwhile stay unsynced.
+func (c *File) syncGlobal() error {
+	c.mu.Lock()
+	was := c.unsynced
+	c.unsynced = span{}
+	c.mu.Unlock()
+	err := c.global.Sync()
+	if err != nil {
+		c.mu.Lock()
+		c.noteUnsyncedLocked(was)
+		c.mu.Unlock()
+	}
+	return err
+}
+
+// Unsynced returns the bounds [start, end) of the data the cache holds
+// back or copied to the global file since that file's last sync: what
+// another node's client may not see yet (driver.WriteBack).
+func (c *File) Unsynced() (start, end int64) {
+	start, end = c.Pending()
+	c.mu.Lock()
+	u := c.unsynced
+	c.mu.Unlock()
+	switch {
+	case u.end <= u.start:
+		return start, end
+	case end <= start:
+		return u.start, u.end
+	}
+	return min(start, u.start), max(end, u.end)
+}
+
+// SyncCopies syncs the global file, so that every node sees what was
+// copied to it so far (driver.WriteBack).
+func (c *File) SyncCopies() error { return c.syncGlobal() }
+
 // Pending returns the bounds [start, end) of the data the cache holds
 // that is not copied to the global file yet; start == end when there is
 // none (driver.WriteBack).
@@ -875,7 +934,7 @@ func (c *File) Truncate(size int64) error {
 	}
 	c.cache.Truncate(size) // a sparse mirror; a failure costs only space
 	// A recovery must not replay writes past the new end.
-	if err := c.global.Sync(); err != nil {
+	if err := c.syncGlobal(); err != nil {
 		return err
 	}
 	return c.journal.checkpoint(safe)
@@ -908,7 +967,7 @@ func (c *File) DropPast(size int64) error {
 	c.dropFailedPastLocked(size)
 	safe := c.safeSeqLocked()
 	c.mu.Unlock()
-	if err := c.global.Sync(); err != nil {
+	if err := c.syncGlobal(); err != nil {
 		return err
 	}
 	return c.journal.checkpoint(safe)
@@ -1005,7 +1064,7 @@ func (c *File) finish() error {
 
 	var syncErr error
 	if failed == 0 {
-		syncErr = c.global.Sync()
+		syncErr = c.syncGlobal()
 	}
 	closeErr := c.global.Close() // also drops coherent locks still held
 	ok := failed == 0 && syncErr == nil

@@ -616,3 +616,36 @@ func TestCloseRetriesCopiesThatFailedAfterItWasCalled(t *testing.T) {
 	require.NoError(t, <-closed)
 	require.Equal(t, []byte(m), readOS(t, path))
 }
+
+// Copies that landed stay unsynced (another node's client may not see
+// them) until the global file is synced, by SyncCopies or a Sync; writes
+// through after a fallback count too.
+func TestUnsyncedUntilSynced(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "g")
+	c, err := Open(openG(t, ufs.New(), path), newOpts(t, path, FlushImmediate, 2))
+	require.NoError(t, err)
+	_, err = c.WriteAt(pattern(1, 1000), 3000)
+	require.NoError(t, err)
+	_, err = c.WriteAt(pattern(2, 500), 8000)
+	require.NoError(t, err)
+	c.mu.Lock()
+	c.waitLocked()
+	c.mu.Unlock()
+	s, e := c.Pending()
+	require.Equal(t, s, e, "every copy landed")
+	s, e = c.Unsynced()
+	require.Equal(t, [2]int64{3000, 8500}, [2]int64{s, e})
+	require.NoError(t, c.SyncCopies())
+	s, e = c.Unsynced()
+	require.Equal(t, s, e)
+
+	c.FallBack()
+	_, err = c.WriteAt(pattern(3, 100), 100)
+	require.NoError(t, err)
+	s, e = c.Unsynced()
+	require.Equal(t, [2]int64{100, 200}, [2]int64{s, e})
+	require.NoError(t, c.Sync())
+	s, e = c.Unsynced()
+	require.Equal(t, s, e)
+	require.NoError(t, c.Close())
+}

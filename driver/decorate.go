@@ -42,6 +42,13 @@ type WriteBack interface {
 	// Pending returns the bounds [start, end) of the data held back and
 	// not copied yet; start == end when there is none.
 	Pending() (start, end int64)
+	// Unsynced returns the bounds of the data held back, or copied to the
+	// wrapped file since SyncCopies last synced it: what another node's
+	// client may not see yet.
+	Unsynced() (start, end int64)
+	// SyncCopies syncs the wrapped file (what was copied reaches every
+	// node).
+	SyncCopies() error
 	// Drain copies everything held back and waits for the copies; copy
 	// errors are kept for the next Sync or Close.
 	Drain()

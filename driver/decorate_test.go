@@ -20,6 +20,8 @@ type holder struct {
 }
 
 func (h *holder) Pending() (int64, int64)        { h.calls = append(h.calls, "pending"); return 4, 9 }
+func (h *holder) Unsynced() (int64, int64)       { h.calls = append(h.calls, "unsynced"); return 2, 9 }
+func (h *holder) SyncCopies() error              { h.calls = append(h.calls, "synccopies"); return nil }
 func (h *holder) Drain()                         { h.calls = append(h.calls, "drain") }
 func (h *holder) DrainRanges(r [][2]int64) error { h.calls = append(h.calls, "ranges"); return nil }
 func (h *holder) DropPast(size int64) error      { h.calls = append(h.calls, "drop"); return nil }
