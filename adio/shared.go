@@ -296,13 +296,22 @@ func (f *File) PositionShared() (int64, error) {
 // CurrentDisplacement is the displacement MPI_DISPLACEMENT_CURRENT stands
 // for in set_view: the byte offset of the shared file pointer in the
 // current view (collective: rank 0 reads it, every rank gets it).
-func (f *File) CurrentDisplacement() (int64, error) {
+func (f *File) CurrentDisplacement() (int64, error) { return f.currentDisplacement(nil) }
+
+// currentDisplacement is CurrentDisplacement with the caller's own error,
+// local, agreed in its first step.
+func (f *File) currentDisplacement(local error) (int64, error) {
 	const op = opSetViewCurrent
 	if err := f.usable(op); err != nil {
 		return 0, err
 	}
-	local := f.sharedUsable(op)
+	if local == nil {
+		local = f.sharedUsable(op)
+	}
 	if err := f.agree(op, local); err != nil {
+		if local != nil {
+			return 0, f.wrap(local, op) // a failing rank keeps its own
+		}
 		return 0, err
 	}
 	var disp int64

@@ -53,10 +53,36 @@ func (v View) stream() *layout.Stream {
 // zero. Hints
 // that are not open-only may be changed here.
 func (f *File) SetView(v View, hintsIn map[string]string) error {
+	return f.setView(nil, v, hintsIn)
+}
+
+// SetViewChecked is SetView for a caller that checked its own arguments
+// first (the C library: the data representation, the displacement, the
+// datatypes): local, this rank's error with them, fails the call on every
+// rank within set_view's one agreement, and is what this rank returns.
+// With current the displacement is the shared file pointer's position
+// (MPI_DISPLACEMENT_CURRENT, see CurrentDisplacement) and v.Disp is
+// ignored; that costs a second agreement.
+func (f *File) SetViewChecked(local error, current bool, v View, hintsIn map[string]string) error {
+	if current {
+		disp, err := f.currentDisplacement(local)
+		if err != nil {
+			return err
+		}
+		v.Disp = disp
+		local = nil
+	}
+	return f.setView(local, v, hintsIn)
+}
+
+func (f *File) setView(local error, v View, hintsIn map[string]string) error {
 	if err := f.usable("set_view"); err != nil {
 		return err
 	}
-	err := v.Check()
+	err := local
+	if err == nil {
+		err = v.Check()
+	}
 	newHints := f.hints
 	if err == nil && len(hintsIn) > 0 {
 		newHints, err = f.hints.Update(hintsIn, false)
@@ -81,6 +107,9 @@ func (f *File) SetView(v View, hintsIn map[string]string) error {
 	}
 	all, err := f.agreeRecord("set_view", err, mine[:])
 	if err != nil {
+		if local != nil {
+			return f.wrap(local, "set_view") // a failing rank keeps its own
+		}
 		return err
 	}
 	contiguous, moved, sameHints := true, false, true

@@ -1,7 +1,9 @@
 package adio
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/collio/collio/internal/comm"
@@ -99,4 +101,62 @@ func TestSetViewDifferentArguments(t *testing.T) {
 			require.ErrorIs(t, errs[0], tc.class)
 		})
 	}
+}
+
+// argError is an error of a caller's own argument checks that formats its
+// context itself, as the C library's MPI-class errors do.
+type argError struct{ op, path, msg string }
+
+func (e *argError) Error() string { return "collio: " + e.op + " " + e.path + ": " + e.msg }
+func (e *argError) WithContext(op, path string, rank int) error {
+	c := *e
+	if c.op == "" {
+		c.op, c.path = op, path
+	}
+	return &c
+}
+
+// A caller's own argument error (SetViewChecked, the C library's checks)
+// fails set_view on every rank within its one collective step: ranks 1
+// and 2 fail, each returns its own error, and rank 0 the lowest failing
+// rank's text, the call named once.
+func TestSetViewCheckedAgreesLocalErrorOnce(t *testing.T) {
+	path := tempPath(t, "c")
+	k := comm.NewCounters()
+	world(t, 3, func(c comm.Comm) error {
+		r := c.Rank()
+		f, err := Open(comm.Counting(c, k), path, ModeCreate|ModeRdWr, OpenOptions{})
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		var local error
+		if r > 0 {
+			local = &argError{msg: fmt.Sprintf("invalid displacement -%d", r)}
+		}
+		before := collectives(k, r)
+		err = f.SetViewChecked(local, false, DefaultView(), nil)
+		if got := collectives(k, r) - before; got != 2 {
+			return fmt.Errorf("rank %d: set_view made %d collective calls, want 2 (the agreement, then rank 1's error text)", r, got)
+		}
+		if err == nil {
+			return fmt.Errorf("rank %d: set_view succeeded while rank 1's arguments were wrong", r)
+		}
+		var own *argError
+		if r > 0 && !errors.As(err, &own) {
+			return fmt.Errorf("rank %d returned %v, not its own error", r, err)
+		}
+		want := fmt.Sprintf("collio: set_view %s: invalid displacement -%d", path, max(r, 1)) // rank 0 gets rank 1's
+		if !strings.Contains(err.Error(), want) || strings.Count(err.Error(), "set_view") != 1 {
+			return fmt.Errorf("rank %d: %q, want it to contain %q once", r, err, want)
+		}
+		before = collectives(k, r)
+		if err := f.SetViewChecked(nil, false, DefaultView(), nil); err != nil {
+			return err // the file stays usable
+		}
+		if got := collectives(k, r) - before; got != 1 {
+			return fmt.Errorf("rank %d: set_view made %d collective calls, want 1", r, got)
+		}
+		return nil
+	})
 }

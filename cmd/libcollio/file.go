@@ -152,15 +152,9 @@ func collioGoSetView(h C.uintptr_t, disp C.longlong, etype, ftype unsafe.Pointer
 		view.Filetype, local = decodeType(ftype, "filetype")
 	}
 	hs := filterHints(infoMap(C.MPI_Info(info)), f.comm.Rank())
-	if err := agreeLocal(f.comm, f.ctx("set_view", local)); err != nil {
-		return fail(err)
-	}
-	if disp == C.MPI_DISPLACEMENT_CURRENT {
-		if view.Disp, err = f.f.CurrentDisplacement(); err != nil {
-			return fail(f.ctx("set_view", err))
-		}
-	}
-	if err := f.f.SetView(view, hs); err != nil {
+	// This rank's argument error is agreed within set_view's own step.
+	current := disp == C.MPI_DISPLACEMENT_CURRENT
+	if err := f.f.SetViewChecked(local, current, view, hs); err != nil {
 		return fail(f.ctx("set_view", err))
 	}
 	var et, ft C.MPI_Datatype

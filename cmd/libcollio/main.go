@@ -72,6 +72,12 @@ func errCode(code C.int, format string, args ...any) error {
 	return &codeError{code: code, msg: fmt.Sprintf(format, args...), rank: -1}
 }
 
+// WithContext is withContext: adio's agreements give a local error of the
+// C library's argument checks its context this way (ioerr.Contexter).
+func (e *codeError) WithContext(op, path string, rank int) error {
+	return withContext(e, op, path, rank)
+}
+
 // withContext gives err the operation, path and rank it lacks: a
 // *codeError or an *ioerr.Error (itself, not one wrapped inside another
 // error, whose outer text would be lost); other errors are returned as

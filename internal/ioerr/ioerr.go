@@ -167,12 +167,24 @@ func FromErrno(e syscall.Errno) *Class {
 	return ErrIO
 }
 
+// Contexter is an error of another package that carries its own class
+// and formats op, path and rank itself (the C library's errors with an
+// MPI error class): Wrap gives it the context it lacks instead of
+// wrapping it, so that its text does not name the call twice.
+type Contexter interface {
+	error
+	WithContext(op, path string, rank int) error
+}
+
 // Wrap classifies err (keeping it as the cause) and attaches op, path and
 // rank. An err that is already an *Error keeps its class and message and
-// gains the missing context. nil stays nil.
+// gains the missing context, as does a Contexter. nil stays nil.
 func Wrap(err error, op, path string, rank int) error {
 	if err == nil {
 		return nil
+	}
+	if c, ok := err.(Contexter); ok {
+		return c.WithContext(op, path, rank)
 	}
 	var e *Error
 	if errors.As(err, &e) {
