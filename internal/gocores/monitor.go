@@ -72,7 +72,12 @@ func (m Monitor) Quiet() int {
 	if done || tid != 0 {
 		return tid // given back for good, or quieted already
 	}
-	tid = m.find(monitorSamples, 50*time.Microsecond, taskSyscall)
+	// On a loaded node one round of samples may not tell the monitor
+	// apart (it waits to run, or another thread happens to nanosleep
+	// too): two more, spread wider, before giving up.
+	for gap := 50 * time.Microsecond; tid == 0 && gap <= 800*time.Microsecond; gap *= 4 {
+		tid = m.find(monitorSamples, gap, taskSyscall)
+	}
 	if tid == 0 {
 		return 0
 	}
