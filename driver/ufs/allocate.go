@@ -16,6 +16,7 @@ var fallocate = unix.Fallocate
 // file is at least off+length long (MPI_File_preallocate). Existing data
 // is unchanged and the file never shrinks.
 func (f *file) Allocate(off, length int64) error {
+	defer f.wrote.Store(true)
 	if off < 0 || length < 0 || off > maxInt64-length {
 		return f.pathErr("fallocate", unix.EINVAL)
 	}

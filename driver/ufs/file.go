@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"sync"
+	"sync/atomic"
 
 	"github.com/collio/collio/driver"
 	"golang.org/x/sys/unix"
@@ -32,6 +33,14 @@ type file struct {
 	// why that open failed.
 	dio       *direct
 	directErr error
+	// wrote is set once a write, truncate or allocate through the file
+	// returns, and cleared by the fsync that follows; raw once the
+	// descriptor was handed out (RawFD), whose writes are not seen here.
+	// Sync skips the fsync when neither is set: on NFS and FUSE an fsync
+	// is a round trip to the servers even with nothing to send, and adio
+	// syncs on every rank after collective writes and at close, also on
+	// ranks that wrote nothing.
+	wrote, raw atomic.Bool
 }
 
 func newFile(f *os.File, path string) (*file, error) {
@@ -81,10 +90,30 @@ func retryEINTR(call func() error) error {
 	}
 }
 
+// Sync is fsync, skipped when nothing was written through the file since
+// the last one (see file.wrote). A write that returns while the fsync
+// runs stays noted for the next Sync.
 func (f *file) Sync() error {
-	return f.withFD("fsync", func(fd int) error {
-		return f.pathErr("fsync", retryEINTR(func() error { return unix.Fsync(fd) }))
+	if !f.wrote.Swap(false) && !f.raw.Load() {
+		return f.withFD("fsync", func(int) error { return nil }) // a closed file still fails
+	}
+	err := f.withFD("fsync", func(fd int) error {
+		return f.pathErr("fsync", retryEINTR(func() error { return fsync(fd) }))
 	})
+	if err != nil {
+		f.wrote.Store(true) // still owed
+	}
+	return err
+}
+
+// fsync is unix.Fsync; tests count the calls.
+var fsync = unix.Fsync
+
+// noted returns n and err after marking the file written (file.wrote):
+// after the call, so that a Sync running meanwhile leaves the mark set.
+func (f *file) noted(n int, err error) (int, error) {
+	f.wrote.Store(true)
+	return n, err
 }
 
 // DropCached drops the page cache's clean pages of the range
@@ -100,9 +129,10 @@ func (f *file) Truncate(size int64) error {
 	if size < 0 {
 		return f.pathErr("ftruncate", unix.EINVAL)
 	}
-	return f.withFD("ftruncate", func(fd int) error {
+	_, err := f.noted(0, f.withFD("ftruncate", func(fd int) error {
 		return f.pathErr("ftruncate", retryEINTR(func() error { return unix.Ftruncate(fd, size) }))
-	})
+	}))
+	return err
 }
 
 func (f *file) Size() (int64, error) {
@@ -142,5 +172,6 @@ type onlyFile struct{ driver.File }
 func (f *file) RawFD() (int, bool) {
 	f.use.RLock()
 	defer f.use.RUnlock()
+	f.raw.Store(true) // its writes are not seen here: Sync always syncs
 	return f.fd, !f.closed && f.dio == nil
 }

@@ -54,6 +54,7 @@ const batchIOVs = 4096
 // disk) is finished by WriteV, which retries or reports the error as
 // usual.
 func (f *file) WriteRuns(runs []driver.Run) (int64, error) {
+	defer f.wrote.Store(true)
 	if f.directOn(true) {
 		return driver.WriteRuns(onlyFile{f}, runs) // run by run with O_DIRECT
 	}

@@ -36,7 +36,9 @@ func (f *file) ReadAt(p []byte, off int64) (int, error) {
 
 // WriteAt writes all of p at off with pwrite, retrying short writes and
 // EINTR. (On Linux a file opened with O_APPEND ignores off: pwrite appends.)
-func (f *file) WriteAt(p []byte, off int64) (int, error) {
+func (f *file) WriteAt(p []byte, off int64) (int, error) { return f.noted(f.writeAt(p, off)) }
+
+func (f *file) writeAt(p []byte, off int64) (int, error) {
 	if f.directOn(true) {
 		return f.writeDirect("pwrite", [][]byte{p}, off)
 	}

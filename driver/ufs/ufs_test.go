@@ -241,3 +241,65 @@ func TestDropCachedKeepsTheBytes(t *testing.T) {
 	require.NoError(t, f.Close())
 	assert.ErrorContains(t, d.DropCached(0, 0), "fadvise")
 }
+
+// Sync calls fsync only when something was written through the file since
+// the last one (write, vector write, runs, truncate, allocate), keeps it
+// owed when fsync fails, and always calls it once the descriptor was
+// handed out raw; on a closed file it still fails.
+func TestSyncOnlyAfterWrites(t *testing.T) {
+	calls := 0
+	fail := false
+	saved := fsync
+	fsync = func(fd int) error {
+		calls++
+		if fail {
+			return unix.EIO
+		}
+		return saved(fd)
+	}
+	defer func() { fsync = saved }()
+	f, _ := openNew(t)
+	expect := func(want int, what string) {
+		t.Helper()
+		calls = 0
+		require.NoError(t, f.Sync(), what)
+		assert.Equal(t, want, calls, what)
+	}
+	expect(0, "nothing written")
+	for _, w := range []struct {
+		what string
+		do   func() error
+	}{
+		{"WriteAt", func() error { _, err := f.WriteAt([]byte("x"), 3); return err }},
+		{"WriteV", func() error { _, err := f.WriteV([][]byte{[]byte("ab"), []byte("c")}, 9); return err }},
+		{"WriteRuns", func() error {
+			_, err := f.WriteRuns([]driver.Run{{Off: 20, Bufs: [][]byte{[]byte("r")}}})
+			return err
+		}},
+		{"Truncate", func() error { return f.Truncate(100) }},
+		{"Allocate", func() error { return f.Allocate(0, 4096) }},
+	} {
+		require.NoError(t, w.do(), w.what)
+		expect(1, "after "+w.what)
+		expect(0, "again after "+w.what)
+	}
+	_, err := f.ReadAt(make([]byte, 4), 0)
+	require.NoError(t, err)
+	expect(0, "after a read")
+
+	_, err = f.WriteAt([]byte("y"), 0)
+	require.NoError(t, err)
+	fail = true
+	calls = 0
+	require.Error(t, f.Sync())
+	fail = false
+	expect(1, "after a failed fsync: still owed")
+
+	_, ok := f.RawFD()
+	require.True(t, ok)
+	expect(1, "after RawFD")
+	expect(1, "after RawFD, again")
+
+	require.NoError(t, f.Close())
+	require.Error(t, f.Sync(), "a closed file")
+}

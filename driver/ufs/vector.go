@@ -14,9 +14,9 @@ const iovMax = 1024
 // of at most iovMax buffers, until every byte is written or an error occurs.
 func (f *file) WriteV(bufs [][]byte, off int64) (int, error) {
 	if f.directOn(true) {
-		return f.writeDirect("pwritev", bufs, off)
+		return f.noted(f.writeDirect("pwritev", bufs, off))
 	}
-	return f.vectored("pwritev", bufs, off, f.pwritev, io.ErrShortWrite)
+	return f.noted(f.vectored("pwritev", bufs, off, f.pwritev, io.ErrShortWrite))
 }
 
 // ReadV fills bufs from the contiguous range starting at off with preadv.
