@@ -439,14 +439,15 @@ func (f *File) cacheFellBack(first int) {
 // drainCached makes the global file current where this call will access
 // it when some rank's E10 cache still holds data there, or copied it
 // there unsynced where node clients cache (nodeCaches: another node does
-// not see it yet) (pending: every rank's bounds of such data). This call's aggregators may not be the
-// ranks that cached it: they read the global file, and their own cached
-// writes could be copied before the older ones. The bounds decide on
-// every rank alike whether to stop at all; then each rank copies its
-// extents that meet a rank's access range (or, if aggregators may
-// read-modify-write holes, anything in the call's whole range), and the
-// agreement that follows is the barrier: a failed copy is the call's
-// error on every rank. Calls that no cached data comes near cost nothing.
+// not see it yet); pending is every rank's bounds of such data. This
+// call's aggregators may not be the ranks that cached it: they read the
+// global file, and their own cached writes could be copied before the
+// older ones. The bounds decide on every rank alike whether to stop at
+// all; then each rank copies its extents that meet a rank's access range
+// (or, if aggregators may read-modify-write holes, anything in the call's
+// whole range), and the agreement that follows is the barrier: a failed
+// copy is the call's error on every rank. Calls that no cached data comes
+// near cost nothing.
 func (f *File) drainCached(op string, write bool, ranges, pending []coll.Range) error {
 	lo, hi := int64(0), int64(0)
 	var region [][2]int64
