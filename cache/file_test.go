@@ -39,6 +39,14 @@ func (m *model) write(p []byte, off int64) {
 	copy((*m)[off:], p)
 }
 
+// put writes p at off through f and into m.
+func (m *model) put(t *testing.T, f driver.File, p []byte, off int64) {
+	t.Helper()
+	_, err := f.WriteAt(p, off)
+	require.NoError(t, err)
+	m.write(p, off)
+}
+
 func pattern(seed, n int) []byte {
 	b := make([]byte, n)
 	for i := range b {
@@ -178,10 +186,7 @@ func TestCopyErrorReportedThenRetried(t *testing.T) {
 			require.NoError(t, err)
 			var m model
 			for i := 0; i < 3; i++ {
-				d := pattern(i, 1000)
-				_, err := c.WriteAt(d, int64(i)*5000)
-				require.NoError(t, err)
-				m.write(d, int64(i)*5000)
+				m.put(t, c, pattern(i, 1000), int64(i)*5000)
 			}
 			err = c.Sync()
 			require.ErrorIs(t, err, syscall.EIO)
@@ -205,10 +210,7 @@ func TestCloseErrorKeepsCacheForRecover(t *testing.T) {
 	require.NoError(t, err)
 	var m model
 	for i := 0; i < 8; i++ {
-		d := pattern(i, 1000)
-		_, err := c.WriteAt(d, int64(i)*1000)
-		require.NoError(t, err)
-		m.write(d, int64(i)*1000)
+		m.put(t, c, pattern(i, 1000), int64(i)*1000)
 	}
 	err = c.Close()
 	require.ErrorIs(t, err, syscall.ENOSPC)
@@ -492,10 +494,7 @@ func TestDeferredClose(t *testing.T) {
 	require.NoError(t, err)
 	var m model
 	for i := 0; i < 5; i++ {
-		d := pattern(i, 100)
-		_, err := c.WriteAt(d, int64(i)*1000)
-		require.NoError(t, err)
-		m.write(d, int64(i)*1000)
+		m.put(t, c, pattern(i, 100), int64(i)*1000)
 	}
 	closed := make(chan error, 1)
 	go func() { closed <- c.Close() }()
@@ -593,10 +592,7 @@ func TestCloseRetriesCopiesThatFailedAfterItWasCalled(t *testing.T) {
 	require.NoError(t, err)
 	var m model
 	for i := 0; i < 3; i++ {
-		d := pattern(i, 1000)
-		_, err := c.WriteAt(d, int64(i)*5000)
-		require.NoError(t, err)
-		m.write(d, int64(i)*5000)
+		m.put(t, c, pattern(i, 1000), int64(i)*5000)
 	}
 	c.mu.Lock()
 	c.waitLocked() // every first copy has failed

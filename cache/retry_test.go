@@ -26,10 +26,7 @@ func TestReportedCopyErrorNotRepeatedByClose(t *testing.T) {
 	require.NoError(t, err)
 	var m model
 	for i := 0; i < 3; i++ {
-		d := pattern(i, 1000)
-		_, err := c.WriteAt(d, int64(i)*5000)
-		require.NoError(t, err)
-		m.write(d, int64(i)*5000)
+		m.put(t, c, pattern(i, 1000), int64(i)*5000)
 		c.Drain() // one copy per write, in order
 	}
 	require.ErrorIs(t, c.Sync(), syscall.EIO)
