@@ -570,15 +570,7 @@ func (g *fullGlobal) WriteAt(p []byte, off int64) (int, error) {
 }
 
 func (g *fullGlobal) WriteV(bufs [][]byte, off int64) (int, error) {
-	n := 0
-	for _, b := range bufs {
-		k, err := g.WriteAt(b, off+int64(n))
-		n += k
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
+	return driver.WriteVAt(g, bufs, off)
 }
 
 // A Sync that meets ENOSPC puts the failed copies back in line at once
@@ -594,9 +586,7 @@ func TestCloseRetriesCopiesThatFailedAfterItWasCalled(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		m.put(t, c, pattern(i, 1000), int64(i)*5000)
 	}
-	c.mu.Lock()
-	c.waitLocked() // every first copy has failed
-	c.mu.Unlock()
+	c.Drain() // every first copy has failed
 	g.mu.Lock()
 	g.hold = true // the first retry, started by Sync, waits with its ENOSPC
 	g.mu.Unlock()
@@ -624,9 +614,7 @@ func TestUnsyncedUntilSynced(t *testing.T) {
 	require.NoError(t, err)
 	_, err = c.WriteAt(pattern(2, 500), 8000)
 	require.NoError(t, err)
-	c.mu.Lock()
-	c.waitLocked()
-	c.mu.Unlock()
+	c.Drain()
 	s, e := c.Pending()
 	require.Equal(t, s, e, "every copy landed")
 	s, e = c.Unsynced()
