@@ -18,7 +18,7 @@ func (f *File) noteNodeCaches() {
 	if f.nodes.Count() < 2 {
 		return
 	}
-	why := driver.IncoherentCaches(f.stack.Driver(), f.stack.Path())
+	why := driver.IncoherentCaches(f.stack.Driver(), f.stack.Path(), f.stack.FSMagic())
 	if why == "" {
 		return
 	}

@@ -93,21 +93,33 @@ func (f *File) open(c comm.Comm, opts OpenOptions, getenv func(string) string) e
 	if err == nil {
 		f.configList, err = hints.ParseConfigList(f.hints.String(hints.CBConfigList))
 	}
-	if err == nil {
-		// Build also waits for a deferred close of this file
-		// (e10_cache_deferred_close) still copying its cache, whose
-		// failure this first agreement reports (one collective fewer per
-		// open).
-		f.stack, err = stack.Build(c, f.path)
+	var probe uint32
+	if err == nil && c.Rank() == 0 {
+		// One rank asks the file system what it is (a statfs, a round
+		// trip to the servers on NFS and FUSE); join hands the answer to
+		// every rank.
+		probe, err = stack.Probe(f.path)
 	}
-	if err == nil && f.stack.Servers() {
+	if err == nil {
+		// A deferred close of this file (e10_cache_deferred_close) may
+		// still be copying its cache; its failure is reported by this
+		// first agreement (one collective fewer per open).
+		err = stack.WaitDeferredCloses(f.path)
+	}
+	magic, err := f.join(c, err, probe)
+	if err != nil {
+		return err
+	}
+	if f.stack, err = stack.BuildKnown(c, f.path, magic); err != nil {
+		// Not reached: rank 0's Probe rejected such a path in join, and
+		// BuildKnown decides alike on every rank.
+		return f.wrap(err, "open")
+	}
+	if f.stack.Servers() {
 		f.viaServers, f.cfg.ioServers = true, true
 		// Nobody reads, modifies and writes back ranges the servers may
 		// still hold newer bytes of.
 		f.dsWriteOK = false
-	}
-	if err := f.join(c, err); err != nil {
-		return err
 	}
 	aggWarning, err := f.placeAggregators()
 	if err != nil {
@@ -159,8 +171,9 @@ func (f *File) open(c comm.Comm, opts OpenOptions, getenv func(string) string) e
 // which private duplicate of c the file uses: one kept from an earlier
 // open on c (package commpool) when every rank offers the same, else a
 // new one. The mode and digest are sent as words that every rank
-// compares, so all ranks take the same branch.
-func (f *File) join(c comm.Comm, local error) error {
+// compares, so all ranks take the same branch. It also hands rank 0's
+// probe of the file system (stack.Probe) to every rank, and returns it.
+func (f *File) join(c comm.Comm, local error, probe uint32) (uint32, error) {
 	pool := commpool.Of(c)
 	var reuse, next int64
 	if pool != nil {
@@ -177,11 +190,12 @@ func (f *File) join(c comm.Comm, local error) error {
 	if local != nil {
 		local = f.wrap(local, "open")
 	}
-	const k = 4
-	all, err := agree.Record(c, local, []uint64{uint64(f.mode), digest, uint64(reuse), uint64(next)})
+	const k = 5
+	all, err := agree.Record(c, local, []uint64{uint64(f.mode), digest, uint64(reuse), uint64(next), uint64(probe)})
 	if err != nil {
-		return err
+		return 0, err
 	}
+	magic := uint32(all[4]) // rank 0's
 	sameMode, sameHints, sameReuse := true, true, true
 	for r := 1; r < c.Size(); r++ {
 		w := all[k*r:]
@@ -191,12 +205,12 @@ func (f *File) join(c comm.Comm, local error) error {
 		next = max(next, int64(w[3]))
 	}
 	if !sameMode {
-		return &ioerr.Error{Class: ioerr.ErrNotSame, Op: "open", Path: f.path, Rank: -1,
+		return 0, &ioerr.Error{Class: ioerr.ErrNotSame, Op: "open", Path: f.path, Rank: -1,
 			Msg: "ranks passed different access modes"}
 	}
 	if !sameHints {
 		if err := hints.CheckSame(c, f.hints); err != nil {
-			return err
+			return 0, err
 		}
 	}
 	if !sameReuse && pool != nil {
@@ -219,7 +233,7 @@ func (f *File) join(c comm.Comm, local error) error {
 		// application's, as ROMIO does.
 		dc, err := c.Dup()
 		if err != nil {
-			return ioerr.Wrap(err, "open", f.path, c.Rank())
+			return 0, ioerr.Wrap(err, "open", f.path, c.Rank())
 		}
 		if pool != nil {
 			pool.Made(next)
@@ -227,7 +241,7 @@ func (f *File) join(c comm.Comm, local error) error {
 		e = commpool.NewEntry(shaped(dc), next)
 	}
 	f.entry, f.pool, f.comm = e, pool, e.Comm
-	return nil
+	return magic, nil
 }
 
 // leaveComm gives the file's private communicator back to its pool for the

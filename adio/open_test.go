@@ -5,8 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
+	"github.com/collio/collio/driver"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/ioerr"
 	"github.com/stretchr/testify/assert"
@@ -196,4 +200,38 @@ func TestDeleteOnCloseAndAppend(t *testing.T) {
 	})
 	_, err := os.Stat(path)
 	require.ErrorIs(t, err, os.ErrNotExist)
+}
+
+// Only rank 0 asks the file system what it is (a statfs, a round trip to
+// the servers on NFS and FUSE); the others get the answer in the open's
+// first agreement.
+func TestOpenAsksTheFileSystemOnce(t *testing.T) {
+	var asked atomic.Int32
+	restore := driver.SetStatfsForTest(func(path string) (uint32, error) {
+		asked.Add(1)
+		var st unix.Statfs_t
+		if err := unix.Statfs(path, &st); err != nil {
+			return 0, &os.PathError{Op: "statfs", Path: path, Err: err}
+		}
+		return uint32(st.Type), nil
+	})
+	defer restore()
+	path := tempPath(t, "f")
+	for _, tc := range []struct {
+		mode  Mode
+		asked int32
+	}{
+		{ModeCreate | ModeRdWr, 2}, // the new file, then its directory
+		{ModeRdWr, 1},
+	} {
+		asked.Store(0)
+		world(t, 4, func(c comm.Comm) error {
+			f, err := Open(c, path, tc.mode, OpenOptions{})
+			if err != nil {
+				return err
+			}
+			return f.Close()
+		})
+		require.Equal(t, tc.asked, asked.Load(), "statfs calls of an open on 4 ranks, mode %v", tc.mode)
+	}
 }

@@ -9,14 +9,16 @@ package driver
 type NodeCaches interface {
 	// IncoherentCaches returns why the file system holding path keeps
 	// per-node caches that locks do not make coherent, or "" when it
-	// does not (or cannot tell).
-	IncoherentCaches(path string) string
+	// does not (or cannot tell). magic is the file system's statfs magic
+	// when the caller knows it (FSMagic), else 0, and the driver asks.
+	IncoherentCaches(path string, magic uint32) string
 }
 
-// IncoherentCaches asks d about path; "" when d cannot tell.
-func IncoherentCaches(d Driver, path string) string {
+// IncoherentCaches asks d about path (magic as for NodeCaches); "" when d
+// cannot tell.
+func IncoherentCaches(d Driver, path string, magic uint32) string {
 	if n, ok := d.(NodeCaches); ok {
-		return n.IncoherentCaches(path)
+		return n.IncoherentCaches(path, magic)
 	}
 	return ""
 }

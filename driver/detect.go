@@ -41,14 +41,26 @@ var fsMagic = func(path string) (uint32, error) {
 // nearest existing ancestor. The name is the file system's, whether or not
 // a driver of that name is registered; Resolve does the fallback.
 func DetectFSName(path string) (string, error) {
-	magic, err := magicOfNearestExisting(path)
+	magic, err := FSMagic(path)
 	if err != nil {
 		return "", err
 	}
+	return fsNameOf(magic), nil
+}
+
+// FSMagic is the statfs magic (f_type) of the file system that holds
+// path, or of its nearest existing ancestor while path does not exist.
+// On NFS and FUSE each statfs is a round trip to the servers: a
+// collective open asks on one rank and hands the answer to the others
+// (ResolveKnown, OpenOptions.FSMagic, IncoherentCaches).
+func FSMagic(path string) (uint32, error) { return magicOfNearestExisting(path) }
+
+// fsNameOf names the file system of a magic, as DetectFSName does.
+func fsNameOf(magic uint32) string {
 	if name, ok := fsNameByMagic[magic]; ok {
-		return name, nil
+		return name
 	}
-	return "ufs", nil
+	return "ufs"
 }
 
 // magicOfNearestExisting walks up from path until statfs succeeds. Only

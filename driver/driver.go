@@ -38,6 +38,10 @@ type OpenOptions struct {
 	// Params are driver-specific settings (for example sim's bandwidth),
 	// from hints; keys are hint names.
 	Params map[string]string
+	// FSMagic is the statfs magic of the file system that holds the file
+	// when the caller knows it (FSMagic), else 0: drivers that need it
+	// then ask the file system themselves.
+	FSMagic uint32
 }
 
 // Driver opens and deletes files of one file-system type.

@@ -23,10 +23,28 @@ var knownFSPrefixes = map[string]bool{
 // prefix the file system is detected by statfs magic; when its driver is
 // not registered, ufs is used, as ROMIO falls back to its generic driver.
 func Resolve(path string) (Driver, string, error) {
-	return defaultRegistry.resolve(path)
+	return defaultRegistry.resolve(path, 0)
 }
 
-func (r *registry) resolve(path string) (Driver, string, error) {
+// ResolveKnown is Resolve for a path whose file system's magic is known
+// (FSMagic, asked by one rank for all): it makes no system call. A magic
+// of 0 means unknown, and the file system is asked, as by Resolve.
+func ResolveKnown(path string, magic uint32) (Driver, string, error) {
+	return defaultRegistry.resolve(path, magic)
+}
+
+// Probe returns what ResolveKnown needs to resolve path without a system
+// call: the statfs magic of its file system (FSMagic), or 0 for a path
+// whose driver prefix chooses the driver. The errors are Resolve's.
+func Probe(path string) (uint32, error) {
+	if _, _, ok := splitFSPrefix(path); ok {
+		_, _, err := defaultRegistry.resolve(path, 0) // checks the prefix only
+		return 0, err
+	}
+	return FSMagic(path)
+}
+
+func (r *registry) resolve(path string, magic uint32) (Driver, string, error) {
 	if prefix, rest, ok := splitFSPrefix(path); ok {
 		if d, found := r.byName(prefix); found {
 			return d, rest, nil
@@ -37,10 +55,13 @@ func (r *registry) resolve(path string) (Driver, string, error) {
 		}
 		return nil, "", &ResolveError{Path: path, FS: prefix, Prefixed: true, Registered: r.names(), Err: errno}
 	}
-	fsName, err := DetectFSName(path)
-	if err != nil {
-		return nil, "", err
+	if magic == 0 {
+		var err error
+		if magic, err = FSMagic(path); err != nil {
+			return nil, "", err
+		}
 	}
+	fsName := fsNameOf(magic)
 	if d, found := r.byName(fsName); found {
 		return d, path, nil
 	}

@@ -64,12 +64,12 @@ func TestSplitFSPrefix(t *testing.T) {
 func TestResolveRegisteredPrefixIsStripped(t *testing.T) {
 	fakeStatfs(t, nil) // a prefix must not trigger detection
 	r := registryWith("ufs", "sim")
-	d, path, err := r.resolve("sim:/data/f")
+	d, path, err := r.resolve("sim:/data/f", 0)
 	require.NoError(t, err)
 	assert.Equal(t, "sim", d.Name())
 	assert.Equal(t, "/data/f", path)
 
-	d, path, err = r.resolve("ufs:/tmp/x")
+	d, path, err = r.resolve("ufs:/tmp/x", 0)
 	require.NoError(t, err)
 	assert.Equal(t, "ufs", d.Name())
 	assert.Equal(t, "/tmp/x", path)
@@ -78,7 +78,7 @@ func TestResolveRegisteredPrefixIsStripped(t *testing.T) {
 func TestResolveKnownButUnregisteredPrefix(t *testing.T) {
 	r := registryWith("ufs", "sim")
 	for _, prefix := range []string{"lustre", "beegfs"} {
-		_, _, err := r.resolve(prefix + ":/x")
+		_, _, err := r.resolve(prefix+":/x", 0)
 		require.Error(t, err)
 		assert.ErrorIs(t, err, unix.EOPNOTSUPP)
 		var re *ResolveError
@@ -87,12 +87,12 @@ func TestResolveKnownButUnregisteredPrefix(t *testing.T) {
 		assert.Contains(t, err.Error(), prefix+":")
 		assert.Contains(t, err.Error(), "sim, ufs")
 	}
-	_, _, err := registryWith("ufs").resolve("sim:/x")
+	_, _, err := registryWith("ufs").resolve("sim:/x", 0)
 	assert.ErrorIs(t, err, unix.EOPNOTSUPP)
 }
 
 func TestResolveUnknownPrefix(t *testing.T) {
-	_, _, err := registryWith("ufs").resolve("foo9:/x")
+	_, _, err := registryWith("ufs").resolve("foo9:/x", 0)
 	require.Error(t, err)
 	assert.ErrorIs(t, err, unix.EINVAL)
 	assert.Contains(t, err.Error(), `"foo9:"`)
@@ -103,7 +103,7 @@ func TestResolveColonLaterInPathIsPlain(t *testing.T) {
 	fakeStatfs(t, map[string]uint32{".": 0xEF53, "/x": 0xEF53})
 	r := registryWith("ufs")
 	for _, p := range []string{"./a:b", "/x/y:z"} {
-		d, path, err := r.resolve(p)
+		d, path, err := r.resolve(p, 0)
 		require.NoError(t, err, p)
 		assert.Equal(t, "ufs", d.Name())
 		assert.Equal(t, p, path, "the path is passed on unchanged")
@@ -113,12 +113,12 @@ func TestResolveColonLaterInPathIsPlain(t *testing.T) {
 func TestResolveDetectsRegisteredFS(t *testing.T) {
 	fakeStatfs(t, map[string]uint32{"/mnt/lustre/f": magicLustre, "/mnt/bee": magicBeeGFS})
 	r := registryWith("ufs", "lustre", "beegfs")
-	d, path, err := r.resolve("/mnt/lustre/f")
+	d, path, err := r.resolve("/mnt/lustre/f", 0)
 	require.NoError(t, err)
 	assert.Equal(t, "lustre", d.Name())
 	assert.Equal(t, "/mnt/lustre/f", path)
 
-	d, _, err = r.resolve("/mnt/bee/new/file")
+	d, _, err = r.resolve("/mnt/bee/new/file", 0)
 	require.NoError(t, err)
 	assert.Equal(t, "beegfs", d.Name())
 }
@@ -126,7 +126,7 @@ func TestResolveDetectsRegisteredFS(t *testing.T) {
 func TestResolveUnregisteredDetectedFSFallsBackToUFS(t *testing.T) {
 	fakeStatfs(t, map[string]uint32{"/mnt/lustre/f": magicLustre, "/nfs": magicNFS})
 	r := registryWith("ufs")
-	d, path, err := r.resolve("/mnt/lustre/f")
+	d, path, err := r.resolve("/mnt/lustre/f", 0)
 	require.NoError(t, err)
 	assert.Equal(t, "ufs", d.Name())
 	assert.Equal(t, "/mnt/lustre/f", path)
@@ -135,14 +135,14 @@ func TestResolveUnregisteredDetectedFSFallsBackToUFS(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "lustre", name, "DetectFSName reports the file system itself")
 
-	d, _, err = r.resolve("/nfs/f")
+	d, _, err = r.resolve("/nfs/f", 0)
 	require.NoError(t, err)
 	assert.Equal(t, "ufs", d.Name())
 }
 
 func TestResolveWithoutUFSIsAnError(t *testing.T) {
 	fakeStatfs(t, map[string]uint32{"/": 0xEF53})
-	_, _, err := newRegistry().resolve("/f")
+	_, _, err := newRegistry().resolve("/f", 0)
 	assert.ErrorIs(t, err, unix.EOPNOTSUPP)
 	assert.Contains(t, err.Error(), "registered drivers: none")
 }
@@ -200,4 +200,39 @@ func TestDetectRealFileSystem(t *testing.T) {
 	got, err = DetectFSName(filepath.Join(f, "below"))
 	require.NoError(t, err)
 	assert.Equal(t, want, got)
+}
+
+// Probe asks the file system once for a plain path and never for a
+// prefixed one, whose prefix it still checks; ResolveKnown then resolves
+// with the probe's magic and asks nothing.
+func TestProbeThenResolveKnownAsksOnce(t *testing.T) {
+	asked := fakeStatfs(t, map[string]uint32{"/mnt/lustre": magicLustre})
+	saved := defaultRegistry
+	t.Cleanup(func() { defaultRegistry = saved })
+	defaultRegistry = registryWith("ufs", "lustre")
+
+	magic, err := Probe("/mnt/lustre/new")
+	require.NoError(t, err)
+	assert.Equal(t, magicLustre, magic)
+	assert.Equal(t, []string{"/mnt/lustre/new", "/mnt/lustre"}, *asked)
+
+	*asked = nil
+	d, path, err := ResolveKnown("/mnt/lustre/new", magic)
+	require.NoError(t, err)
+	assert.Equal(t, "lustre", d.Name())
+	assert.Equal(t, "/mnt/lustre/new", path)
+	assert.Empty(t, *asked, "a known magic needs no statfs")
+
+	magic, err = Probe("ufs:/mnt/lustre/new")
+	require.NoError(t, err)
+	assert.Zero(t, magic, "the prefix chooses the driver")
+	d, path, err = ResolveKnown("ufs:/mnt/lustre/new", magic)
+	require.NoError(t, err)
+	assert.Equal(t, "ufs", d.Name())
+	assert.Equal(t, "/mnt/lustre/new", path)
+	assert.Empty(t, *asked)
+
+	_, err = Probe("nosuchfs:/x")
+	assert.ErrorIs(t, err, unix.EINVAL, "an unknown prefix is Probe's error")
+	assert.Empty(t, *asked)
 }

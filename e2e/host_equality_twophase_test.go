@@ -315,7 +315,7 @@ func rmwOff(t *testing.T, c comm.Comm, path string) bool {
 	together(t, c, err, "splitting by node")
 	spans := node.Size() < c.Size()
 	node.Free()
-	return spans && driver.IncoherentCaches(ufs.New(), path) != ""
+	return spans && driver.IncoherentCaches(ufs.New(), path, 0) != ""
 }
 
 // checkRMW checks, on every rank, the read-modify-write promises of v.

@@ -154,10 +154,10 @@ func (f *file) pathErr(op string, r Rule, errno syscall.Errno, short bool) error
 
 // IncoherentCaches asks the inner driver (driver.NodeCaches): faults do
 // not change what the file system caches.
-func (d *faultyDriver) IncoherentCaches(path string) string {
+func (d *faultyDriver) IncoherentCaches(path string, magic uint32) string {
 	inner, innerPath, err := d.resolve(path)
 	if err != nil {
 		return ""
 	}
-	return driver.IncoherentCaches(inner, innerPath)
+	return driver.IncoherentCaches(inner, innerPath, magic)
 }

@@ -33,6 +33,7 @@ type Stack struct {
 	path    string // the path drv opens
 	global  string // the path as the user gave it: the cache's key
 	servers bool
+	magic   uint32 // the file system's statfs magic, 0 when not asked
 }
 
 // Build resolves path, as the user gave it (driver prefixes allowed), for
@@ -40,16 +41,34 @@ type Stack struct {
 // path (e10_cache_deferred_close) still copying their cache, and returns
 // their errors, so that a new open never races with that copy.
 func Build(c comm.Comm, path string) (*Stack, error) {
-	drv, p, err := driver.Resolve(path)
+	magic, err := Probe(path)
 	if err != nil {
 		return nil, err
 	}
-	s := &Stack{drv: drv, path: p, global: path}
-	if session, ok := ioserver.SessionOf(c); ok {
-		s.drv, s.servers = ioserver.NewDriver(session, drv), true
-	}
 	if err := WaitDeferredCloses(path); err != nil {
 		return nil, err
+	}
+	return BuildKnown(c, path, magic)
+}
+
+// Probe asks the file system that holds path for its statfs magic, which
+// BuildKnown takes, so that in a collective open one rank asks for all
+// (on NFS and FUSE each statfs is a round trip to the servers). A path
+// with a driver prefix is not asked (0); its prefix is checked. The
+// errors are Build's.
+func Probe(path string) (uint32, error) { return driver.Probe(path) }
+
+// BuildKnown is Build for a path whose file system's magic Probe returned
+// (on any rank), after WaitDeferredCloses: it makes no system call. Its
+// only errors are those of a path Probe rejects.
+func BuildKnown(c comm.Comm, path string, magic uint32) (*Stack, error) {
+	drv, p, err := driver.ResolveKnown(path, magic)
+	if err != nil {
+		return nil, err
+	}
+	s := &Stack{drv: drv, path: p, global: path, magic: magic}
+	if session, ok := ioserver.SessionOf(c); ok {
+		s.drv, s.servers = ioserver.NewDriver(session, drv), true
 	}
 	return s, nil
 }
@@ -69,8 +88,17 @@ func (s *Stack) Path() string { return s.path }
 // Servers reports whether the files live on I/O servers.
 func (s *Stack) Servers() bool { return s.servers }
 
+// FSMagic is the statfs magic of the file system that holds the file, 0
+// when it was not asked (a driver prefix chose the driver).
+func (s *Stack) FSMagic() uint32 { return s.magic }
+
 // Open opens one rank's file, without the cache (see OpenCache).
-func (s *Stack) Open(opts driver.OpenOptions) (driver.File, error) { return s.drv.Open(s.path, opts) }
+func (s *Stack) Open(opts driver.OpenOptions) (driver.File, error) {
+	if opts.FSMagic == 0 {
+		opts.FSMagic = s.magic
+	}
+	return s.drv.Open(s.path, opts)
+}
 
 // Delete deletes the file.
 func (s *Stack) Delete() error { return s.drv.Delete(s.path) }

@@ -18,14 +18,17 @@ var perNodeCaches = map[uint32]string{
 }
 
 // IncoherentCaches names the file system under path when it is one of
-// perNodeCaches. The directory is asked, so that it works before the
-// file exists.
-func (ufsDriver) IncoherentCaches(path string) string {
-	var st unix.Statfs_t
-	if err := unix.Statfs(filepath.Dir(path), &st); err != nil {
-		return ""
+// perNodeCaches. Unless the caller knows its magic, the directory is
+// asked, so that it works before the file exists.
+func (ufsDriver) IncoherentCaches(path string, magic uint32) string {
+	if magic == 0 {
+		var st unix.Statfs_t
+		if err := unix.Statfs(filepath.Dir(path), &st); err != nil {
+			return ""
+		}
+		magic = uint32(st.Type)
 	}
-	if name, ok := perNodeCaches[uint32(st.Type)]; ok {
+	if name, ok := perNodeCaches[magic]; ok {
 		return fmt.Sprintf("%s's client caches are not coherent under byte-range locks across nodes", name)
 	}
 	return ""

@@ -43,7 +43,9 @@ type file struct {
 	wrote, raw atomic.Bool
 }
 
-func newFile(f *os.File, path string) (*file, error) {
+// newFile makes a ufs file of f; magic is the statfs magic of its file
+// system when the opener knows it, else 0 and the descriptor is asked.
+func newFile(f *os.File, path string, magic uint32) (*file, error) {
 	raw, err := f.SyscallConn()
 	if err != nil {
 		f.Close()
@@ -54,7 +56,11 @@ func newFile(f *os.File, path string) (*file, error) {
 		f.Close()
 		return nil, err
 	}
-	file.memory = inMemory(file.fd)
+	if magic != 0 {
+		file.memory = memoryFS(magic)
+	} else {
+		file.memory = inMemory(file.fd)
+	}
 	if file.memory {
 		file.pread, file.pwrite = rawPositional(unix.SYS_PREAD64), rawPositional(unix.SYS_PWRITE64)
 		file.preadv, file.pwritev = rawVectored(unix.SYS_PREADV), rawVectored(unix.SYS_PWRITEV)

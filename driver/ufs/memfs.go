@@ -34,8 +34,11 @@ func inMemory(fd int) bool {
 	if err := unix.Fstatfs(fd, &st); err != nil {
 		return false
 	}
-	return uint32(st.Type) == tmpfsMagic || uint32(st.Type) == ramfsMagic
+	return memoryFS(uint32(st.Type))
 }
+
+// memoryFS reports whether a statfs magic is a memory file system's.
+func memoryFS(magic uint32) bool { return magic == tmpfsMagic || magic == ramfsMagic }
 
 // rawIOVs is how many buffers one raw vectored call passes (the caller's
 // loop goes on with the rest).

@@ -79,3 +79,18 @@ func TestRawCallErrors(t *testing.T) {
 	require.ErrorIs(t, err, unix.EBADF)
 	require.ErrorContains(t, err, "pwritev "+f.path)
 }
+
+// A magic the opener passes decides whether the file is in memory; the
+// file system is not asked again.
+func TestOpenTrustsTheMagicItIsGiven(t *testing.T) {
+	dir, err := os.MkdirTemp("/dev/shm", "collio-ufs-")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	const ext4Magic = 0xEF53
+	for magic, memory := range map[uint32]bool{0: true, ext4Magic: false, tmpfsMagic: true} {
+		df, err := New().Open(filepath.Join(dir, "f"), driver.OpenOptions{Flags: driver.ORdWr | driver.OCreate, FSMagic: magic})
+		require.NoError(t, err)
+		require.Equal(t, memory, df.(*file).memory, "magic %#x (0: asked of the descriptor)", magic)
+		require.NoError(t, df.Close())
+	}
+}

@@ -67,7 +67,7 @@ func fromFile(f *os.File, path string, opts driver.OpenOptions) (driver.File, er
 		f.Close()
 		return nil, &os.PathError{Op: "open", Path: path, Err: syscall.EISDIR}
 	}
-	file, err := newFile(f, path)
+	file, err := newFile(f, path, opts.FSMagic)
 	if err != nil {
 		return nil, err
 	}
