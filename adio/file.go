@@ -125,8 +125,11 @@ type File struct {
 
 // Comm returns the file's private communicator.
 func (f *File) Comm() comm.Comm {
-	if sc, ok := f.comm.(shapedComm); ok {
-		return sc.Comm
+	switch c := f.comm.(type) {
+	case shapedComm:
+		return c.Comm
+	case spreadComm:
+		return c.Comm
 	}
 	return f.comm
 }

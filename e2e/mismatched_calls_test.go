@@ -125,15 +125,22 @@ func TestMismatchedSyncAndClose(t *testing.T) {
 // TestCallNeverJoined: rank 0 syncs while the others make no call on the
 // file until rank 0 has given up. Rank 0 returns a timeout error after
 // collio_collective_timeout, and its close is local; the others' close
-// then finds rank 0's abandoned sync and returns an error too. Nobody
-// hangs.
+// then finds rank 0's abandoned sync, or waits for it in vain, and
+// returns an error too. Nobody hangs. On one node and with a node per
+// rank (agreements gathered point-to-point, as on a cluster).
 func TestCallNeverJoined(t *testing.T) {
+	for _, nodeSize := range []string{"0", "1"} {
+		t.Run("node_size="+nodeSize, func(t *testing.T) { callNeverJoined(t, nodeSize) })
+	}
+}
+
+func callNeverJoined(t *testing.T, nodeSize string) {
 	mpirunner.Run(t, func(t *testing.T, c comm.Comm) {
 		if c.Size() < 2 {
 			t.Skip("needs 2 ranks")
 		}
 		path := filepath.Join(mpirunner.TempDir(t, c), "never-joined")
-		f, err := collio.Open(c, path, collio.ModeCreate|collio.ModeRdWr, collio.Hints{"collio_collective_timeout": "1"})
+		f, err := collio.Open(c, path, collio.ModeCreate|collio.ModeRdWr, collio.Hints{"collio_collective_timeout": "1", "collio_node_size": nodeSize})
 		together(t, c, err, "open")
 		if err != nil {
 			return
@@ -171,6 +178,8 @@ func TestMismatchedCollectives(t *testing.T) {
 	}{
 		{"twophase", cbHints("cb_buffer_size", "64")},
 		{"twophase-noindep", collio.Hints{"romio_no_indep_rw": "true", "cb_config_list": "*:*"}},
+		// A node per rank: the agreements gather point-to-point, as on a cluster.
+		{"twophase-nodes", cbHints("cb_buffer_size", "64", "collio_node_size", "1")},
 		// Deferred agreement makes these calls unsynchronized: see
 		// TestDeferredMismatchAtSync.
 		{"independent", collio.Hints{"romio_cb_write": "disable", "romio_cb_read": "disable", "collio_error_agreement": "immediate"}},

@@ -21,14 +21,26 @@ const (
 )
 
 // AllgatherWithin is an Allgather that gives up after timeout (0 = wait
-// forever): it starts a nonblocking Iallgather and polls it, so a rank whose
-// peers never join (mismatched collective calls, a peer that failed before
-// the call) returns an error instead of hanging. After a timeout the
-// communicator must not be used again: the gather is still pending.
+// forever): it polls nonblocking messages (c's AllgatherFor when it has
+// one, else an Iallgather), so a rank whose peers never join
+// (mismatched collective calls, a peer that failed before the call)
+// returns an error instead of hanging. After a timeout the communicator
+// must not be used again: the gather is still pending.
 func AllgatherWithin(c comm.Comm, send, recv []byte, timeout time.Duration, what string) error {
 	if c.Size() == 1 && len(recv) == len(send) {
 		copy(recv, send) // nobody to wait for
 		return nil
+	}
+	if g, ok := c.(interface {
+		AllgatherFor(send, recv []byte, d time.Duration) (bool, error)
+	}); ok {
+		// A gather of the communicator's own, with a deadline (adio's
+		// for files whose ranks span nodes).
+		done, err := g.AllgatherFor(send, recv, timeout)
+		if done || err != nil {
+			return err
+		}
+		return timeoutError(c, timeout, what)
 	}
 	req, err := c.Iallgather(send, recv)
 	if err != nil {
