@@ -205,11 +205,22 @@ func (f *File) ordered(op string, a Access, write bool) (int64, int64, error) {
 // the same off and whence) in etypes of the view, relative to io.SeekStart,
 // io.SeekCurrent or io.SeekEnd, and returns the new position.
 func (f *File) SeekShared(off int64, whence int) (int64, error) {
+	return f.SeekSharedChecked(nil, off, whence)
+}
+
+// SeekSharedChecked is SeekShared with local, this rank's error with its
+// arguments as the caller found it (the C library's whence), agreed on in
+// the call's own first step: a failing rank returns its own error, the
+// others the agreed one.
+func (f *File) SeekSharedChecked(local error, off int64, whence int) (int64, error) {
 	const op = "seek_shared"
 	if err := f.usable(op); err != nil {
 		return 0, err
 	}
-	err := f.sharedUsable(op)
+	err := local
+	if err == nil {
+		err = f.sharedUsable(op)
+	}
 	switch {
 	case err != nil:
 	case whence != io.SeekStart && whence != io.SeekCurrent && whence != io.SeekEnd:
@@ -223,16 +234,20 @@ func (f *File) SeekShared(off int64, whence int) (int64, error) {
 		// short once in the cluster tier).
 		err = f.wrap(f.flushNodeCache(), op)
 	}
-	if err := f.agree(op, err); err != nil {
+	// One agreement on the outcome that also carries every rank's
+	// arguments, which must be the same.
+	all, err := f.agreeRecord(op, err, []uint64{uint64(off), uint64(whence)})
+	if err != nil {
+		if local != nil {
+			return 0, f.wrap(local, op) // a failing rank keeps its own
+		}
 		return 0, err
 	}
-	same := []int64{off, -off, int64(whence), -int64(whence)}
-	if err := f.comm.AllreduceInt64(same, same, comm.OpMax); err != nil {
-		return 0, f.wrap(err, op)
-	}
-	if same[0] != -same[1] || same[2] != -same[3] {
-		return 0, &ioerr.Error{Class: ioerr.ErrNotSame, Op: op, Path: f.path, Rank: -1,
-			Msg: "ranks passed different offsets or whence values"}
+	for r := 1; r < f.comm.Size(); r++ {
+		if all[2*r] != all[0] || all[2*r+1] != all[1] {
+			return 0, &ioerr.Error{Class: ioerr.ErrNotSame, Op: op, Path: f.path, Rank: -1,
+				Msg: "ranks passed different offsets or whence values"}
+		}
 	}
 	var pos int64
 	if f.rank() == 0 {

@@ -21,8 +21,6 @@ import (
 	_ "github.com/collio/collio/driver/sim"    // sim: emulated striped file system
 	_ "github.com/collio/collio/driver/ufs"    // the default driver
 	_ "github.com/collio/collio/independent"   // independent: each rank's own I/O, data sieving
-	"github.com/collio/collio/internal/agree"
-	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/envvar"
 	"github.com/collio/collio/internal/gocores"
 	"github.com/collio/collio/internal/mpi"
@@ -42,17 +40,6 @@ func infoMap(info C.MPI_Info) map[string]string {
 		return map[string]string{}
 	}
 	return m
-}
-
-// agreeLocal makes a collective call fail on every rank when local (a
-// problem found before the call reached adio) is set on any rank. A rank
-// keeps its own error; the others get the first failing rank's.
-func agreeLocal(c comm.Comm, local error) error {
-	err := agree.Errors(c, local)
-	if local != nil {
-		return local
-	}
-	return err
 }
 
 //export collioGoRoute

@@ -435,11 +435,8 @@ func (f *file) ordered(acc adio.Access, read bool) (int64, error) {
 }
 
 // seekShared is MPI_File_seek_shared: local is this rank's error with the
-// arguments (a bad whence), agreed on first since it is collective.
+// arguments (a bad whence), agreed on in the call's own first step.
 func (f *file) seekShared(off int64, wh int, local error) error {
-	if err := agreeLocal(f.comm, local); err != nil {
-		return err
-	}
-	_, err := f.f.SeekShared(off, wh)
+	_, err := f.f.SeekSharedChecked(local, off, wh)
 	return err
 }
