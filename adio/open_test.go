@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -233,5 +234,53 @@ func TestOpenAsksTheFileSystemOnce(t *testing.T) {
 			return f.Close()
 		})
 		require.Equal(t, tc.asked, asked.Load(), "statfs calls of an open on 4 ranks, mode %v", tc.mode)
+	}
+}
+
+// p2pWorld is an in-memory communicator that offers the point-to-point
+// gather of MPI communicators (mpi.Comm.AllgatherP2P), counting its calls,
+// and passes it on to its duplicates.
+type p2pWorld struct {
+	comm.Comm
+	calls *atomic.Int64
+}
+
+func (c p2pWorld) Dup() (comm.Comm, error) {
+	d, err := c.Comm.Dup()
+	if err != nil {
+		return nil, err
+	}
+	return p2pWorld{d, c.calls}, nil
+}
+
+func (c p2pWorld) AllgatherP2P(send, recv []byte, _ time.Duration) (bool, error) {
+	c.calls.Add(1)
+	return true, c.Comm.Allgather(send, recv)
+}
+
+// A file whose ranks span several nodes agrees through the point-to-point
+// gather; on one node it does not.
+func TestAgreementsAcrossNodesGatherPointToPoint(t *testing.T) {
+	for _, tc := range []struct {
+		nodeSize string
+		p2p      bool
+	}{{"1", true}, {"4", false}} {
+		var calls atomic.Int64
+		path := tempPath(t, "p2p"+tc.nodeSize)
+		world(t, 4, func(c comm.Comm) error {
+			f, err := Open(p2pWorld{c, &calls}, path, ModeCreate|ModeRdWr, OpenOptions{Hints: map[string]string{"collio_node_size": tc.nodeSize}})
+			if err != nil {
+				return err
+			}
+			if err := f.SetView(DefaultView(), nil); err != nil {
+				return err
+			}
+			return f.Close()
+		})
+		if tc.p2p {
+			require.Positive(t, calls.Load(), "collio_node_size=%s: 4 nodes", tc.nodeSize)
+		} else {
+			require.Zero(t, calls.Load(), "collio_node_size=%s: one node", tc.nodeSize)
+		}
 	}
 }
