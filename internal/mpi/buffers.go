@@ -79,3 +79,16 @@ func checkRank(r, size int, what, call string) error {
 	}
 	return nil
 }
+
+// gatherCount checks that recv holds len(send) bytes from every rank of c,
+// as an allgather needs, and returns that count for MPI.
+func (c Comm) gatherCount(send, recv []byte, call string) (C.int, error) {
+	size, err := c.SizeErr()
+	if err != nil {
+		return 0, err
+	}
+	if len(recv) != size*len(send) {
+		return 0, fmt.Errorf("mpi: %s: receive buffer is %d bytes, want %d ranks × %d bytes", call, len(recv), size, len(send))
+	}
+	return cCount(len(send), "send length", call)
+}

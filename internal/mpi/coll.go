@@ -55,14 +55,7 @@ func (c Comm) Bcast(buf []byte, root int) error {
 // Allgather is MPI_Allgather: every rank's send (equal lengths) lands in
 // recv in rank order.
 func (c Comm) Allgather(send, recv []byte) error {
-	size, err := c.SizeErr()
-	if err != nil {
-		return err
-	}
-	if len(recv) != size*len(send) {
-		return fmt.Errorf("mpi: MPI_Allgather: receive buffer is %d bytes, want %d ranks × %d bytes", len(recv), size, len(send))
-	}
-	n, err := cCount(len(send), "send length", "MPI_Allgather")
+	n, err := c.gatherCount(send, recv, "MPI_Allgather")
 	if err != nil {
 		return err
 	}

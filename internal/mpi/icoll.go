@@ -6,8 +6,6 @@ package mpi
 import "C"
 
 import (
-	"fmt"
-
 	"github.com/collio/collio/internal/comm"
 )
 
@@ -20,14 +18,7 @@ func (c Comm) Iallgather(send, recv []byte) (comm.Request, error) {
 // IAllgather is Iallgather returning the concrete *Request.
 func (c Comm) IAllgather(send, recv []byte) (*Request, error) {
 	const call = "MPI_Iallgather"
-	size, err := c.SizeErr()
-	if err != nil {
-		return nil, err
-	}
-	if len(recv) != size*len(send) {
-		return nil, fmt.Errorf("mpi: %s: receive buffer is %d bytes, want %d ranks × %d bytes", call, len(recv), size, len(send))
-	}
-	n, err := cCount(len(send), "send length", call)
+	n, err := c.gatherCount(send, recv, call)
 	if err != nil {
 		return nil, err
 	}
