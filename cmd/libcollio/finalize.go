@@ -18,6 +18,7 @@ import (
 //
 //export collioGoFinalize
 func collioGoFinalize() C.int {
+	defer stopCPUProfile()
 	// I/O servers the program did not stop are stopped: every compute
 	// rank finalises too, and the server ranks then return.
 	if err := ioserver.StopAll(); err != nil {

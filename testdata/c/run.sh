@@ -15,7 +15,8 @@
 # linked only, e10 without files and with planted cache files preloaded
 # only. ioserver (I/O server ranks
 # through collio.h) runs linked. stats checks the per-file
-# report of COLLIO_STATS (text preloaded, JSON linked; statscheck.py).
+# report of COLLIO_STATS (text preloaded, JSON linked; statscheck.py);
+# cpuprofile the per-rank profiles of COLLIO_CPU_PROFILE (preloaded).
 # errors checks error codes (MPI_Error_class everywhere, collio's message in
 # MPI_Error_string under collio) and error handlers, MPI_ERRORS_ARE_FATAL
 # in a run of its own. overflow checks that offsets whose byte positions
@@ -287,6 +288,32 @@ elif ! python3 "$here/statscheck.py" "$json" "$np" "$out/stats.linked/stats.dat"
 	fail "stats: the JSON report's counts are wrong"
 fi
 [ $failed = 0 ] && echo "ok   stats: COLLIO_STATS=1 report (preloaded), COLLIO_STATS=path JSON (linked)"
+[ $before = 0 ] || failed=1
+
+# cpuprofile: COLLIO_CPU_PROFILE=path (%p: each process's id) leaves one
+# pprof CPU profile per rank, written at MPI_Finalize, that go tool pprof
+# reads; a value without a '/' is refused on stderr and the run goes on.
+before=$failed
+failed=0
+mkdir -p "$out/cpuprofile"
+COLLIO_EXPECT=1 COLLIO_CPU_PROFILE="$out/cpuprofile/cpu.%p.pprof" $mpirun -x COLLIO_EXPECT -x COLLIO_CPU_PROFILE \
+	-x LD_PRELOAD="$lib" "$build/stats.host" "$out/cpuprofile" >/dev/null 2>"$out/cpuprofile.err" ||
+	{ cat "$out/cpuprofile.err"; fail "cpuprofile (preload) exited with $?"; }
+profiles=$(ls "$out"/cpuprofile/cpu.*.pprof 2>/dev/null)
+if [ "$(wc -w <<<"$profiles")" != "$np" ]; then
+	fail "cpuprofile: want $np profiles, got: $profiles"
+else
+	for p in $profiles; do
+		gzip -t "$p" 2>/dev/null || fail "cpuprofile: $p is not a gzipped profile"
+	done
+	p=$(head -n 1 <<<"$profiles")
+	${GO:-go} tool pprof -raw "$lib" "$p" >/dev/null 2>&1 || fail "cpuprofile: go tool pprof cannot read $p"
+fi
+COLLIO_EXPECT=1 COLLIO_CPU_PROFILE=on $mpirun -x COLLIO_EXPECT -x COLLIO_CPU_PROFILE -x LD_PRELOAD="$lib" \
+	"$build/stats.host" "$out/cpuprofile" >/dev/null 2>"$out/cpuprofile.bad.err" || fail "cpuprofile (bad value) exited with $?"
+grep -q 'COLLIO_CPU_PROFILE: "on" is not a path' "$out/cpuprofile.bad.err" ||
+	{ cat "$out/cpuprofile.bad.err"; fail "cpuprofile: COLLIO_CPU_PROFILE=on was not refused on stderr"; }
+[ $failed = 0 ] && echo "ok   cpuprofile: COLLIO_CPU_PROFILE=path writes a pprof profile per rank; a bad value is refused"
 [ $before = 0 ] || failed=1
 
 # e10: a deferred close whose copies fail on rank 1 fails MPI_Finalize on
