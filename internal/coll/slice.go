@@ -1,6 +1,10 @@
 package coll
 
-import "github.com/collio/collio/layout"
+import (
+	"slices"
+
+	"github.com/collio/collio/layout"
+)
 
 // Piece is a run of this rank's access contiguous in memory (Mem is an
 // offset into Access.Buf) and in the file.
@@ -72,9 +76,30 @@ func (s *Slicer) Cut(w Range, buf []Piece) (_ []Piece, lo, hi int64, err error) 
 	if err = s.ms.SeekData(lo); err != nil {
 		return buf, 0, 0, err
 	}
+	// Room for the pieces up front: appending a few hundred thousand
+	// pieces one by one regrows the slice by a quarter each time, and the
+	// copies cost more than the walk.
+	buf = slices.Grow(buf, s.piecesIn(hi-lo))
 	err = layout.Zip(s.ms, s.fs, hi-lo, func(m, f, n int64) error {
 		buf = append(buf, Piece{Mem: m, Off: f, N: n})
 		return nil
 	})
 	return buf, lo, hi, err
+}
+
+// maxPieceGuess bounds piecesIn's guess (24 MiB of pieces): past it the
+// slice grows as it fills.
+const maxPieceGuess = 1 << 20
+
+// piecesIn guesses how many pieces n data bytes of the access make: the
+// blocks per data byte of the view's filetype and of the memory type, which
+// overestimates only where the blocks of consecutive tiles merge.
+func (s *Slicer) piecesIn(n int64) int {
+	guess := float64(2)
+	for _, t := range []*layout.Type{s.a.Filetype, s.a.MemType} {
+		if t != nil && t.Size() > 0 && !t.IsContiguous() {
+			guess += float64(n) * float64(t.NumBlocks()) / float64(t.Size())
+		}
+	}
+	return int(min(guess, float64(n), maxPieceGuess))
 }
