@@ -77,7 +77,7 @@ func collioGoOpen(commp unsafe.Pointer, path *C.char, amode C.int, info unsafe.P
 		af.Close()
 		return fail(withContext(errCode(C.MPI_ERR_INTERN, "adio's communicator is not an MPI communicator"), "open", p, rank))
 	}
-	f := &file{f: af, comm: fc, path: p, etype: C.collio_type_byte(), ftype: C.collio_type_byte(), datarep: "native",
+	f := &file{f: af, comm: fc, path: p, etype: byteViewType(), ftype: byteViewType(), datarep: "native",
 		stats: newFileStats(rank, start)}
 	if err := register(f); err != nil {
 		af.Close()
@@ -104,8 +104,8 @@ func collioGoClose(h C.uintptr_t, eh *unsafe.Pointer) C.int {
 		f.report() // collective, before the file's communicator goes
 	}
 	rank := f.comm.Rank() // not after Close: the communicator goes with the file
-	C.collio_type_drop(f.etype)
-	C.collio_type_drop(f.ftype)
+	f.etype.drop()
+	f.ftype.drop()
 	err = f.f.Close()
 	return fail(withContext(err, "close", f.path, rank))
 }
@@ -132,27 +132,23 @@ func collioGoSetView(h C.uintptr_t, disp C.longlong, etype, ftype unsafe.Pointer
 		local = checkDisp(int64(disp), f.f.Mode()&adio.ModeSequential != 0)
 	}
 	view := adio.View{Disp: int64(disp)}
+	var et, ft viewType
 	if local == nil {
-		view.Etype, local = decodeType(etype, "etype")
+		view.Etype, et, local = decodeViewType(etype, "etype")
 	}
 	if local == nil {
-		view.Filetype, local = decodeType(ftype, "filetype")
+		view.Filetype, ft, local = decodeViewType(ftype, "filetype")
 	}
 	hs := filterHints(infoMap(C.MPI_Info(info)), f.comm.Rank())
 	// This rank's argument error is agreed within set_view's own step.
 	current := disp == C.MPI_DISPLACEMENT_CURRENT
 	if err := f.f.SetViewChecked(local, current, view, hs); err != nil {
+		et.drop()
+		ft.drop()
 		return fail(f.ctx("set_view", err))
 	}
-	var et, ft C.MPI_Datatype
-	if rc := C.collio_type_keep(C.MPI_Datatype(etype), &et); rc != C.MPI_SUCCESS {
-		et = C.collio_type_byte()
-	}
-	if rc := C.collio_type_keep(C.MPI_Datatype(ftype), &ft); rc != C.MPI_SUCCESS {
-		ft = C.collio_type_byte()
-	}
-	C.collio_type_drop(f.etype)
-	C.collio_type_drop(f.ftype)
+	f.etype.drop()
+	f.ftype.drop()
 	f.etype, f.ftype, f.datarep = et, ft, rep
 	return C.MPI_SUCCESS
 }
@@ -194,14 +190,77 @@ func decodeType(t unsafe.Pointer, what string) (lt *layout.Type, err error) {
 	return lt, nil
 }
 
+// viewType is a view's etype or filetype kept for MPI_File_get_view, which
+// must return an equal type after the program may have freed its own: the
+// type itself when predefined, else the recipe decoding read (lists of
+// blocks, where a copy would cost as much as the decoding) or a duplicate.
+type viewType struct {
+	t      C.MPI_Datatype // predefined or a duplicate, when recipe is nil
+	recipe *mpi.Recipe
+}
+
+func byteViewType() viewType { return viewType{t: C.collio_type_byte()} }
+
+// decodeViewType is decodeType, keeping t as a viewType.
+func decodeViewType(t unsafe.Pointer, what string) (*layout.Type, viewType, error) {
+	dt := mpi.DatatypeFromPointer(t)
+	if t == nil || dt.IsNull() {
+		return nil, viewType{}, errCode(C.MPI_ERR_TYPE, "%s is MPI_DATATYPE_NULL", what)
+	}
+	lt, r, err := dt.LayoutRecipe()
+	if err != nil {
+		return nil, viewType{}, errCode(C.MPI_ERR_TYPE, "%s: %v", what, err)
+	}
+	if r != nil {
+		return lt, viewType{recipe: r}, nil
+	}
+	vt := viewType{t: C.MPI_Datatype(t)}
+	if rc := C.collio_type_keep(C.MPI_Datatype(t), &vt.t); rc != C.MPI_SUCCESS {
+		vt.t = C.collio_type_byte()
+	}
+	return lt, vt, nil
+}
+
+// out gives MPI_File_get_view's caller a type it owns: the predefined one,
+// a new duplicate, or a type built from the recipe.
+func (v viewType) out() (C.MPI_Datatype, error) {
+	if v.recipe != nil {
+		t, err := v.recipe.Build()
+		return C.MPI_Datatype(t.Pointer()), err
+	}
+	var out C.MPI_Datatype
+	if rc := C.collio_type_keep(v.t, &out); rc != C.MPI_SUCCESS {
+		return nil, errCode(rc, "MPI_Type_dup of the view's type failed")
+	}
+	return out, nil
+}
+
+// drop releases what v holds.
+func (v viewType) drop() {
+	if v.recipe != nil {
+		v.recipe.Free()
+	} else if v.t != nil {
+		C.collio_type_drop(v.t)
+	}
+}
+
 //export collioGoGetView
 func collioGoGetView(h C.uintptr_t, disp *C.longlong, etype, ftype *unsafe.Pointer, datarep *C.char) C.int {
 	f, err := lookup(h)
 	if err != nil {
 		return fail(err)
 	}
+	et, err := f.etype.out()
+	if err != nil {
+		return fail(f.ctx("get_view", err))
+	}
+	ft, err := f.ftype.out()
+	if err != nil {
+		C.collio_type_drop(et)
+		return fail(f.ctx("get_view", err))
+	}
 	*disp = C.longlong(f.f.View().Disp)
-	*etype, *ftype = unsafe.Pointer(f.etype), unsafe.Pointer(f.ftype)
+	*etype, *ftype = unsafe.Pointer(et), unsafe.Pointer(ft)
 	out := unsafe.Slice((*byte)(unsafe.Pointer(datarep)), C.MPI_MAX_DATAREP_STRING)
 	out[copy(out[:len(out)-1], f.datarep)] = 0
 	return C.MPI_SUCCESS

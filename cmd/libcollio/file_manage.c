@@ -180,16 +180,6 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
 			  "MPI_File_set_view");
 }
 
-/* Returned derived types are new handles the caller frees (MPI-3.1 13.3). */
-static int view_type_out(MPI_Datatype t, MPI_Datatype *out)
-{
-	if (collio_type_is_named(t)) {
-		*out = t;
-		return MPI_SUCCESS;
-	}
-	return PMPI_Type_dup(t, out);
-}
-
 int MPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype, char *datarep)
 {
 	long long d = 0;
@@ -202,16 +192,13 @@ int MPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Da
 	VIA_COLLIO("MPI_File_get_view");
 	if (disp == NULL || etype == NULL || filetype == NULL || datarep == NULL)
 		return shim_arg_error(fh, MPI_ERR_ARG, "MPI_File_get_view", "disp, etype, filetype or datarep is NULL");
+	/* Derived types come back as new handles the caller frees (MPI-3.1 13.3). */
 	rc = collioGoGetView(H(fh), &d, &et, &ft, datarep);
-	if (rc == MPI_SUCCESS)
-		rc = view_type_out((MPI_Datatype)et, etype);
 	if (rc == MPI_SUCCESS) {
-		rc = view_type_out((MPI_Datatype)ft, filetype);
-		if (rc != MPI_SUCCESS && !collio_type_is_named(*etype))
-			PMPI_Type_free(etype);
-	}
-	if (rc == MPI_SUCCESS)
+		*etype = (MPI_Datatype)et;
+		*filetype = (MPI_Datatype)ft;
 		*disp = (MPI_Offset)d;
+	}
 	return shim_file_error(fh, rc, "MPI_File_get_view");
 }
 

@@ -32,9 +32,9 @@ type file struct {
 	comm mpi.Comm // the file's private communicator (adio's duplicate)
 	path string
 
-	// The view's etype and filetype as the application passed them
-	// (duplicated when derived), for MPI_File_get_view.
-	etype, ftype C.MPI_Datatype
+	// The view's etype and filetype as the application passed them, for
+	// MPI_File_get_view.
+	etype, ftype viewType
 	datarep      string
 	// The error handler (a reference collio holds).
 	eh C.MPI_Errhandler

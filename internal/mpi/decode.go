@@ -51,44 +51,65 @@ func (t Datatype) Layout() (*layout.Type, error) { return t.decode() }
 var namedLayouts sync.Map
 
 func (t Datatype) decode() (*layout.Type, error) {
+	lt, r, err := t.decodeKeeping(false)
+	if r != nil {
+		r.Free()
+	}
+	return lt, err
+}
+
+// decodeKeeping is decode; with keep, a derived type's constructor
+// arguments come back too, as a Recipe that holds the child handles (the
+// caller frees it).
+func (t Datatype) decodeKeeping(keep bool) (*layout.Type, *Recipe, error) {
 	if lt, ok := namedLayouts.Load(t.t); ok {
-		return lt.(*layout.Type), nil
+		return lt.(*layout.Type), nil, nil
 	}
 	env, err := t.envelope()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if env.combiner == C.MPI_COMBINER_NAMED {
 		lt, err := decodeNamed(t)
 		if err == nil {
 			namedLayouts.Store(t.t, lt)
 		}
-		return lt, err
+		return lt, nil, err
 	}
+	c, lt, err := t.decodeDerived(env)
+	if !keep || err != nil {
+		c.freeChildren()
+		return lt, nil, err
+	}
+	return lt, &Recipe{combiner: env.combiner, c: c}, nil
+}
+
+// decodeDerived decodes a derived type with envelope env, and returns its
+// constructor's arguments, whose child handles the caller frees.
+func (t Datatype) decodeDerived(env envelope) (contents, *layout.Type, error) {
 	name, ok := combinerNames[env.combiner]
 	if !ok {
 		if other, known := otherCombiners[env.combiner]; known {
-			return nil, decodeUnsupported(other, "not supported (type %s)", t.describe())
+			return contents{}, nil, decodeUnsupported(other, "not supported (type %s)", t.describe())
 		}
-		return nil, decodeUnsupported(fmt.Sprintf("combiner %d", int(env.combiner)), "unknown combiner (type %s)", t.describe())
+		return contents{}, nil, decodeUnsupported(fmt.Sprintf("combiner %d", int(env.combiner)), "unknown combiner (type %s)", t.describe())
 	}
 	c, err := t.contents(env)
 	if err != nil {
-		return nil, decodeWrap(name, err)
+		return contents{}, nil, decodeWrap(name, err)
 	}
-	defer c.freeChildren()
 	kids := make([]*layout.Type, len(c.types))
 	for i, child := range c.types {
 		if kids[i], err = child.decode(); err != nil {
-			return nil, decodeWrap(name, err)
+			return c, nil, decodeWrap(name, err)
 		}
 	}
 	lt, err := build(env.combiner, c, kids)
 	if err != nil {
-		return nil, decodeWrap(name, err)
+		return c, nil, decodeWrap(name, err)
 	}
 	lt, err = t.reconcile(lt)
-	return lt, decodeWrap(name, err)
+	return c, lt, decodeWrap(name, err)
 }
 
 // build calls the layout constructor matching the MPI one. Argument
