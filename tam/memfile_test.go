@@ -15,6 +15,8 @@ type memFile struct {
 	b          []byte
 	failWrites bool
 	failReads  bool
+	// vecs counts the buffers of vectored writes.
+	vecs int
 }
 
 var errInjected = errors.New("injected I/O error")
@@ -54,6 +56,9 @@ func (f *memFile) WriteAt(p []byte, off int64) (int, error) {
 }
 
 func (f *memFile) WriteV(bufs [][]byte, off int64) (int, error) {
+	f.mu.Lock()
+	f.vecs += len(bufs)
+	f.mu.Unlock()
 	return driver.WriteVAt(f, bufs, off)
 }
 

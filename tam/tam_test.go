@@ -472,3 +472,27 @@ func TestTrafficStaysOnNode(t *testing.T) {
 // The reference: where each data byte goes, from the layouts alone.
 func fileOffsets(a coll.Access) []int64 { return refmodel.FileOffsets(refmodel.Of(a)) }
 func memOffsets(a coll.Access) []int64  { return refmodel.MemOffsets(refmodel.Of(a)) }
+
+// A global aggregator writes a run of tiny pieces (E3SM's) from one buffer
+// it copies them into, not with an iovec per piece; the file is the same.
+func TestTinyPiecesWriteFromOneBuffer(t *testing.T) {
+	const np, elem, per = 8, 4, 1000
+	cases := make([]rankCase, np)
+	for r := range cases {
+		ft := refmodel.Must(layout.Resized(layout.Bytes(elem), 0, np*elem))
+		size := int64(per * elem)
+		cases[r] = rankCase{Access: coll.Access{Count: size, Filetype: ft, Disp: int64(r) * elem, Size: size}, Data: refmodel.Fill(size, r)}
+	}
+	s := setup{cases: cases, aggs: []int{0, 4}, buf: 1 << 20, nodeSize: 4, perNode: 1}
+	f := &memFile{}
+	rg := refmodel.Ranges(s.cases)
+	nodes := topo.Virtual(np, s.nodeSize)
+	err := comm.RunWorldTimeout(np, s.nodeSize, 60*time.Second, func(c comm.Comm) error {
+		a := s.cases[c.Rank()].Access
+		a.Buf = append([]byte(nil), s.cases[c.Rank()].Data...)
+		return Write(s.job(c, f, rg, a, nil), s.config(nodes))
+	})
+	require.NoError(t, err)
+	require.Equal(t, refmodel.ExpectedFile(cases), f.bytes())
+	require.Zero(t, f.vecs, "buffers of vectored writes")
+}

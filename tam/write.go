@@ -86,9 +86,14 @@ func (r *run) localMerge(st *gState, withData bool) {
 	st.send.B = out
 }
 
+// smallPiece: runs whose pieces average less than this many bytes are
+// copied into one buffer and written from it (twophase's rule).
+const smallPiece = 1024
+
 // writeWindow writes what a global aggregator received in one round, as
 // twophase does: each contiguous run with one vectored write straight from
-// the receive buffers, or, when the window has holes and read-modify-write
+// the receive buffers (or, for tiny pieces, from one buffer they are
+// copied into), or, when the window has holes and read-modify-write
 // is on (or when extents of different local aggregators overlap), one
 // read of the span, the extents laid over it in source order (the higher
 // local aggregator wins), one write. It touches only st and the file, so
@@ -110,8 +115,23 @@ func (r *run) writeWindow(st *gState) (res coll.IOResult) {
 		defer func() { res.IO += time.Since(start) }()
 		var iov [][]byte
 		for _, rn := range st.runs {
+			es := st.merged[rn.first:rn.end]
+			if len(es) >= 16 && rn.n < smallPiece*int64(len(es)) {
+				// Tiny pieces (E3SM's 16 bytes): one copy each into a
+				// buffer costs less than an iovec each, which FUSE file
+				// systems take apart again; as two-phase's aggregators.
+				buf := st.win.Get(rn.n)
+				at := 0
+				for _, e := range es {
+					at += copy(buf[at:], st.data[e.Src][e.At:e.At+e.N])
+				}
+				if _, res.Err = f.WriteAt(buf[:at], rn.off); res.Err != nil {
+					return res
+				}
+				continue
+			}
 			iov = iov[:0]
-			for _, e := range st.merged[rn.first:rn.end] {
+			for _, e := range es {
 				iov = append(iov, st.data[e.Src][e.At:e.At+e.N])
 			}
 			if _, res.Err = f.WriteV(iov, rn.off); res.Err != nil {
