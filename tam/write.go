@@ -86,10 +86,6 @@ func (r *run) localMerge(st *gState, withData bool) {
 	st.send.B = out
 }
 
-// smallPiece: runs whose pieces average less than this many bytes are
-// copied into one buffer and written from it (twophase's rule).
-const smallPiece = 1024
-
 // writeWindow writes what a global aggregator received in one round, as
 // twophase does: each contiguous run with one vectored write straight from
 // the receive buffers (or, for tiny pieces, from one buffer they are
@@ -116,10 +112,8 @@ func (r *run) writeWindow(st *gState) (res coll.IOResult) {
 		var iov [][]byte
 		for _, rn := range st.runs {
 			es := st.merged[rn.first:rn.end]
-			if len(es) >= 16 && rn.n < smallPiece*int64(len(es)) {
-				// Tiny pieces (E3SM's 16 bytes): one copy each into a
-				// buffer costs less than an iovec each, which FUSE file
-				// systems take apart again; as two-phase's aggregators.
+			if coll.CopyPieces(es) {
+				// One copy each into a buffer, as two-phase's aggregators.
 				buf := st.win.Get(rn.n)
 				at := 0
 				for _, e := range es {

@@ -211,7 +211,7 @@ func (e *engine) readWindow(st *roundState) (r coll.IOResult) {
 		defer f.Unlock(span.Start, span.Len())
 	}
 	held := e.own && st.self != nil && !e.j.Atomic // see readRuns
-	if _, _, overlaps := shape(st.sorted); !overlaps && (held || !smallPieces(st.sorted)) {
+	if _, _, overlaps := shape(st.sorted); !overlaps && (held || !coll.CopyPieces(st.sorted)) {
 		// Read straight into each source's slot of the send buffer: one
 		// preadv per run, small gaps read into scratch (data sieving
 		// without the copy out of a window).

@@ -150,7 +150,7 @@ func (e *engine) writeRange(st *roundState, data []byte, sorted []coll.Entry, ac
 	}
 	if !overlaps && (!holes || !e.j.RMW || e.own) {
 		hold := e.own && st.inPlace && !e.j.Atomic
-		if !hold && smallPieces(sorted) {
+		if !hold && coll.CopyPieces(sorted) {
 			// Tiny pieces: copying each into the window costs less than
 			// an iovec each (pinned, and walked by the kernel); every
 			// run is then one buffer.
@@ -283,22 +283,4 @@ func (e *engine) pieceData(st *roundState, data []byte, x coll.Entry) []byte {
 		at -= int64(len(st.self))
 	}
 	return data[at : at+x.N]
-}
-
-// smallPiece: pieces of a round averaging less than this many bytes are
-// copied through the window rather than handed to the kernel one iovec
-// each (E3SM's flushes average 16 bytes a piece).
-const smallPiece = 1024
-
-// smallPieces reports whether sorted's pieces average under smallPiece
-// bytes (and there are enough of them for it to matter).
-func smallPieces(sorted []coll.Entry) bool {
-	if len(sorted) < 16 {
-		return false
-	}
-	var total int64
-	for _, x := range sorted {
-		total += x.N
-	}
-	return total < smallPiece*int64(len(sorted))
 }

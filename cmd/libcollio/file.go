@@ -179,15 +179,23 @@ func nativeRep(rep string) bool {
 
 // decodeType turns an MPI datatype into collio's layout.
 func decodeType(t unsafe.Pointer, what string) (lt *layout.Type, err error) {
-	dt := mpi.DatatypeFromPointer(t)
-	if t == nil || dt.IsNull() {
-		return nil, errCode(C.MPI_ERR_TYPE, "%s is MPI_DATATYPE_NULL", what)
+	dt, err := notNullType(t, what)
+	if err != nil {
+		return nil, err
 	}
 	lt, err = dt.Layout()
 	if err != nil {
 		return nil, errCode(C.MPI_ERR_TYPE, "%s: %v", what, err)
 	}
 	return lt, nil
+}
+
+func notNullType(t unsafe.Pointer, what string) (mpi.Datatype, error) {
+	dt := mpi.DatatypeFromPointer(t)
+	if t == nil || dt.IsNull() {
+		return dt, errCode(C.MPI_ERR_TYPE, "%s is MPI_DATATYPE_NULL", what)
+	}
+	return dt, nil
 }
 
 // viewType is a view's etype or filetype kept for MPI_File_get_view, which
@@ -203,9 +211,9 @@ func byteViewType() viewType { return viewType{t: C.collio_type_byte()} }
 
 // decodeViewType is decodeType, keeping t as a viewType.
 func decodeViewType(t unsafe.Pointer, what string) (*layout.Type, viewType, error) {
-	dt := mpi.DatatypeFromPointer(t)
-	if t == nil || dt.IsNull() {
-		return nil, viewType{}, errCode(C.MPI_ERR_TYPE, "%s is MPI_DATATYPE_NULL", what)
+	dt, err := notNullType(t, what)
+	if err != nil {
+		return nil, viewType{}, err
 	}
 	lt, r, err := dt.LayoutRecipe()
 	if err != nil {

@@ -150,3 +150,22 @@ func down(h []cursor, i int) {
 
 // End is the first byte after the entry's range.
 func (e Entry) End() int64 { return e.Off + e.N }
+
+// CopyPiece: an aggregator copies pieces that average less than this many
+// bytes through one buffer rather than handing the kernel an iovec each
+// (E3SM's flushes average 16 bytes a piece; FUSE file systems take such
+// vectors apart again).
+const CopyPiece = 1024
+
+// CopyPieces reports whether sorted's pieces average under CopyPiece bytes
+// (and there are enough of them for it to matter).
+func CopyPieces(sorted []Entry) bool {
+	if len(sorted) < 16 {
+		return false
+	}
+	var total int64
+	for _, x := range sorted {
+		total += x.N
+	}
+	return total < CopyPiece*int64(len(sorted))
+}

@@ -51,10 +51,7 @@ func (t Datatype) Layout() (*layout.Type, error) { return t.decode() }
 var namedLayouts sync.Map
 
 func (t Datatype) decode() (*layout.Type, error) {
-	lt, r, err := t.decodeKeeping(false)
-	if r != nil {
-		r.Free()
-	}
+	lt, _, err := t.decodeKeeping(false) // no recipe without keep
 	return lt, err
 }
 
