@@ -316,41 +316,12 @@ func TestSharedAppend(t *testing.T) {
 // on in seek_shared's first step, as its arguments are: one collective
 // call for the agreement, one for rank 0's new position.
 func TestSeekSharedCheckedAgreesLocalErrorOnce(t *testing.T) {
-	path := tempPath(t, "seekc")
-	k := comm.NewCounters()
-	world(t, 3, func(c comm.Comm) error {
-		r := c.Rank()
-		f, err := Open(comm.Counting(c, k), path, ModeCreate|ModeRdWr, OpenOptions{})
-		if err != nil {
+	requireAgreesLocalErrorOnce(t, "seek_shared", func(r int) string { return fmt.Sprintf("whence %d is not valid", 10+r) },
+		func(f *File, local error) error {
+			pos, err := f.SeekSharedChecked(local, 4, io.SeekStart)
+			if err == nil && pos != 4 {
+				return fmt.Errorf("seek_shared to 4 gave %d", pos)
+			}
 			return err
-		}
-		defer f.Close()
-		var local error
-		if r > 0 {
-			local = &argError{msg: fmt.Sprintf("whence %d is not valid", 10+r)}
-		}
-		before := collectives(k, r)
-		_, err = f.SeekSharedChecked(local, 4, io.SeekStart)
-		if got := collectives(k, r) - before; got != 2 {
-			return fmt.Errorf("rank %d: seek_shared made %d collective calls, want 2 (the agreement, then rank 1's error text)", r, got)
-		}
-		var own *argError
-		switch {
-		case err == nil:
-			return fmt.Errorf("rank %d: seek_shared succeeded while rank 1's whence was wrong", r)
-		case r > 0 && !errors.As(err, &own):
-			return fmt.Errorf("rank %d returned %v, not its own error", r, err)
-		case !strings.Contains(err.Error(), fmt.Sprintf("collio: seek_shared %s: whence %d is not valid", path, 10+max(r, 1))):
-			return fmt.Errorf("rank %d: %q does not name its whence (rank 0: rank 1's)", r, err)
-		}
-		before = collectives(k, r)
-		pos, err := f.SeekSharedChecked(nil, 4, io.SeekStart)
-		if err != nil || pos != 4 {
-			return fmt.Errorf("rank %d: seek_shared after the failed one: %d, %v", r, pos, err) // the file stays usable
-		}
-		if got := collectives(k, r) - before; got != 2 {
-			return fmt.Errorf("rank %d: seek_shared made %d collective calls, want 2", r, got)
-		}
-		return nil
-	})
+		}, 2)
 }

@@ -121,6 +121,17 @@ func (e *argError) WithContext(op, path string, rank int) error {
 // and 2 fail, each returns its own error, and rank 0 the lowest failing
 // rank's text, the call named once.
 func TestSetViewCheckedAgreesLocalErrorOnce(t *testing.T) {
+	requireAgreesLocalErrorOnce(t, "set_view", func(r int) string { return fmt.Sprintf("invalid displacement -%d", r) },
+		func(f *File, local error) error { return f.SetViewChecked(local, false, DefaultView(), nil) }, 1)
+}
+
+// requireAgreesLocalErrorOnce runs call on 3 ranks, ranks 1 and 2 with an
+// argument error of their own (bad(r)): it must make 2 collective calls
+// (the agreement, then rank 1's error text) and fail on every rank, ranks
+// 1 and 2 with their own error, rank 0 with rank 1's text, op named once;
+// then, without errors, succeed in okCalls collective calls (the file
+// stays usable).
+func requireAgreesLocalErrorOnce(t *testing.T, op string, bad func(r int) string, call func(f *File, local error) error, okCalls int64) {
 	path := tempPath(t, "c")
 	k := comm.NewCounters()
 	world(t, 3, func(c comm.Comm) error {
@@ -132,30 +143,30 @@ func TestSetViewCheckedAgreesLocalErrorOnce(t *testing.T) {
 		defer f.Close()
 		var local error
 		if r > 0 {
-			local = &argError{msg: fmt.Sprintf("invalid displacement -%d", r)}
+			local = &argError{msg: bad(r)}
 		}
 		before := collectives(k, r)
-		err = f.SetViewChecked(local, false, DefaultView(), nil)
+		err = call(f, local)
 		if got := collectives(k, r) - before; got != 2 {
-			return fmt.Errorf("rank %d: set_view made %d collective calls, want 2 (the agreement, then rank 1's error text)", r, got)
+			return fmt.Errorf("rank %d: %s made %d collective calls, want 2 (the agreement, then rank 1's error text)", r, op, got)
 		}
 		if err == nil {
-			return fmt.Errorf("rank %d: set_view succeeded while rank 1's arguments were wrong", r)
+			return fmt.Errorf("rank %d: %s succeeded while rank 1's arguments were wrong", r, op)
 		}
 		var own *argError
 		if r > 0 && !errors.As(err, &own) {
 			return fmt.Errorf("rank %d returned %v, not its own error", r, err)
 		}
-		want := fmt.Sprintf("collio: set_view %s: invalid displacement -%d", path, max(r, 1)) // rank 0 gets rank 1's
-		if !strings.Contains(err.Error(), want) || strings.Count(err.Error(), "set_view") != 1 {
+		want := fmt.Sprintf("collio: %s %s: %s", op, path, bad(max(r, 1))) // rank 0 gets rank 1's
+		if !strings.Contains(err.Error(), want) || strings.Count(err.Error(), op) != 1 {
 			return fmt.Errorf("rank %d: %q, want it to contain %q once", r, err, want)
 		}
 		before = collectives(k, r)
-		if err := f.SetViewChecked(nil, false, DefaultView(), nil); err != nil {
-			return err // the file stays usable
+		if err := call(f, nil); err != nil {
+			return err
 		}
-		if got := collectives(k, r) - before; got != 1 {
-			return fmt.Errorf("rank %d: set_view made %d collective calls, want 1", r, got)
+		if got := collectives(k, r) - before; got != okCalls {
+			return fmt.Errorf("rank %d: %s made %d collective calls, want %d", r, op, got, okCalls)
 		}
 		return nil
 	})
