@@ -19,14 +19,17 @@ import (
 // touches the file again. Syncing at the end of every call put that
 // transfer on the call's critical path. Instead every rank that wrote
 // syncs in the background after the call's agreement, and each rank
-// settles, waiting for every rank's sync, before its next access to the
-// file: any collective call, independent transfer, size query or close.
+// settles, waiting for every rank's sync, before it touches those bytes
+// again: in a collective call where its strategy reads or writes them,
+// at its next independent transfer, size query, nonblocking call, sync,
+// set_size, preallocate, seek_shared or close.
 //
-// A collective call settles only where the rank touches the file (its
-// strategy's first transfer on the call's file, settlingFile): a call's
-// exchange overlaps the previous write's syncs, and a rank that does no
-// file I/O in a call does not wait. Until a rank settles, the writes it
-// took part in since stay pending on it.
+// A collective call settles only where the rank's strategy touches the
+// pending writes' span (settlingFile): a call's exchange overlaps the
+// previous write's syncs, a rank that does no file I/O in a call does not
+// wait, and writes elsewhere in the file (the next tile, the next
+// variable) do not wait at all. Until a rank settles, the writes it took
+// part in since stay pending on it.
 //
 // A rank learns that every sync is done from a board, a comm.Counter
 // (served over TCP by rank 0 across nodes, no MPI call behind it, so the
@@ -264,13 +267,20 @@ func (f *File) callFile(op string) driver.File {
 	if !f.pub.pending || f.f == nil {
 		return f.f
 	}
-	return &settlingFile{File: f.f, settle: func() error { return f.settle(op) }}
+	return &settlingFile{File: f.f, span: f.pub.span, settle: func() error { return f.settle(op) }}
 }
 
 // settlingFile settles the file's pending writes before its first
-// transfer (a strategy may transfer from more than one goroutine).
+// transfer that meets their span, and before anything that changes the
+// file's size (a strategy may transfer from more than one goroutine). A transfer elsewhere in the file goes ahead while the
+// syncs run: a program writing one region after another (collperf's
+// tiles, a checkpoint's variables) waits for no sync until it reads back
+// or closes. Transfers that meet the span must wait: a read would see
+// the bytes as they were, a write could land before the older one that
+// another node's client still holds.
 type settlingFile struct {
 	driver.File
+	span   coll.Range
 	once   sync.Once
 	settle func() error
 	err    error
@@ -281,46 +291,66 @@ func (s *settlingFile) ready() error {
 	return s.err
 }
 
+// readyFor settles before a transfer of [off, off+n) that meets the span.
+func (s *settlingFile) readyFor(off, n int64) error {
+	if n <= 0 || off+n <= s.span.Start || off >= s.span.End {
+		return nil
+	}
+	return s.ready()
+}
+
+// readyForRuns is readyFor over the runs' extent.
+func (s *settlingFile) readyForRuns(runs []driver.Run) error {
+	if len(runs) == 0 {
+		return nil
+	}
+	lo, hi := runs[0].Off, runs[0].Off
+	for _, r := range runs {
+		lo, hi = min(lo, r.Off), max(hi, r.Off+r.Len())
+	}
+	return s.readyFor(lo, hi-lo)
+}
+
 // Unwrap lets driver.As find the layers below.
 func (s *settlingFile) Unwrap() driver.File { return s.File }
 
 func (s *settlingFile) ReadAt(p []byte, off int64) (int, error) {
-	if err := s.ready(); err != nil {
+	if err := s.readyFor(off, int64(len(p))); err != nil {
 		return 0, err
 	}
 	return s.File.ReadAt(p, off)
 }
 
 func (s *settlingFile) WriteAt(p []byte, off int64) (int, error) {
-	if err := s.ready(); err != nil {
+	if err := s.readyFor(off, int64(len(p))); err != nil {
 		return 0, err
 	}
 	return s.File.WriteAt(p, off)
 }
 
 func (s *settlingFile) ReadV(bufs [][]byte, off int64) (int, error) {
-	if err := s.ready(); err != nil {
+	if err := s.readyFor(off, buffersLen(bufs)); err != nil {
 		return 0, err
 	}
 	return s.File.ReadV(bufs, off)
 }
 
 func (s *settlingFile) WriteV(bufs [][]byte, off int64) (int, error) {
-	if err := s.ready(); err != nil {
+	if err := s.readyFor(off, buffersLen(bufs)); err != nil {
 		return 0, err
 	}
 	return s.File.WriteV(bufs, off)
 }
 
 func (s *settlingFile) ReadRuns(runs []driver.Run) (int64, error) {
-	if err := s.ready(); err != nil {
+	if err := s.readyForRuns(runs); err != nil {
 		return 0, err
 	}
 	return driver.ReadRuns(s.File, runs)
 }
 
 func (s *settlingFile) WriteRuns(runs []driver.Run) (int64, error) {
-	if err := s.ready(); err != nil {
+	if err := s.readyForRuns(runs); err != nil {
 		return 0, err
 	}
 	return driver.WriteRuns(s.File, runs)
@@ -333,11 +363,17 @@ func (s *settlingFile) Truncate(size int64) error {
 	return s.File.Truncate(size)
 }
 
+// Size is the file's size once the pending writes have landed: they
+// end by the span's end, and everything before them has landed. Two-phase
+// aggregators ask it for where holes begin; not settling keeps their
+// writes elsewhere from waiting, and a window over the span reads, so
+// settles.
 func (s *settlingFile) Size() (int64, error) {
-	if err := s.ready(); err != nil {
+	size, err := s.File.Size()
+	if err != nil {
 		return 0, err
 	}
-	return s.File.Size()
+	return max(size, s.span.End), nil
 }
 
 func (s *settlingFile) Allocate(off, length int64) error {
@@ -345,6 +381,14 @@ func (s *settlingFile) Allocate(off, length int64) error {
 		return err
 	}
 	return s.File.Allocate(off, length)
+}
+
+func buffersLen(bufs [][]byte) int64 {
+	var n int64
+	for _, b := range bufs {
+		n += int64(len(b))
+	}
+	return n
 }
 
 // stopDeferring makes the file sync at the end of each write from now

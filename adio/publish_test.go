@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/collio/collio/hints"
+	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/layout"
 )
@@ -108,7 +110,9 @@ func TestDeferredPublicationFailure(t *testing.T) {
 		if _, err := f.WriteAtAll(Bytes(rankData(r, 64)), 0); err != nil {
 			return fmt.Errorf("the write itself failed: %w", err)
 		}
-		_, err = f.WriteAtAll(Bytes(rankData(r, 64)), 64)
+		// A write over the same bytes settles: it must not land before
+		// the first one.
+		_, err = f.WriteAtAll(Bytes(rankData(r, 64)), 0)
 		if err == nil {
 			return fmt.Errorf("the failed sync was not reported")
 		}
@@ -127,6 +131,60 @@ func TestDeferredPublicationFailure(t *testing.T) {
 	require.Len(t, first, 1)
 	require.Contains(t, first[0], "rank 2 could not sync")
 	require.True(t, strings.Contains(first[0], "collective write 1"), first[0])
+}
+
+// A collective write elsewhere in the file goes ahead while earlier
+// writes' syncs run (each takes 300 ms here); one over their bytes waits
+// for them first, so that it cannot land before them.
+func TestDeferredPublicationWaitsWhereItMeets(t *testing.T) {
+	const n = 64 // bytes per rank and call: each call covers 4n bytes of file
+	path := "faulty:" + tempPath(t, "pubmeet")
+	var settled atomic.Int32
+	world(t, 4, func(c comm.Comm) error {
+		r := c.Rank()
+		f, err := openNodeCaches(c, path, map[string]string{"collio_fault": "slow=sync:300ms", hints.CollioDeferredSync: hints.Enable})
+		if err != nil {
+			return err
+		}
+		for call := range 3 {
+			if _, err := f.WriteAtAll(Bytes(rankData(r+4*call, n)), int64(call*n)); err != nil {
+				return fmt.Errorf("write %d: %w", call, err)
+			}
+			// Not settled: the pending span still reaches back to the
+			// first write.
+			if want := (coll.Range{Start: 0, End: int64(4 * n * (call + 1))}); f.pub.span != want {
+				return fmt.Errorf("after write %d: pending span %v, want %v (a write settled)", call, f.pub.span, want)
+			}
+		}
+		target := f.pub.board.target
+		again := rankData(r+100, n)
+		if _, err := f.WriteAtAll(Bytes(again), n); err != nil {
+			return fmt.Errorf("rewrite: %w", err)
+		}
+		// The ranks that wrote (the aggregators) settled first; the
+		// others did not touch the file and still have it pending.
+		switch f.pub.span {
+		case coll.Range{Start: int64(4 * n), End: int64(8 * n)}:
+			if v, _ := f.pub.board.Add(0); v < target {
+				return fmt.Errorf("the rewrite of write 1's bytes did not wait for the syncs (%d of %d)", v, target)
+			}
+			settled.Add(1)
+		case coll.Range{Start: 0, End: int64(12 * n)}:
+		default:
+			return fmt.Errorf("after the rewrite: pending span %v", f.pub.span)
+		}
+		for call, want := range [][]byte{rankData(r, n), again, rankData(r+8, n)} {
+			back := make([]byte, n)
+			if _, err := f.ReadAt(Bytes(back), int64(call*n)); err != nil {
+				return err
+			}
+			if !bytes.Equal(back, want) {
+				return fmt.Errorf("call %d's bytes read back other", call)
+			}
+		}
+		return f.Close()
+	})
+	require.NotZero(t, settled.Load(), "no aggregator of the rewrite settled")
 }
 
 // Under the E10 cache where node clients cache (GlusterFS across nodes),

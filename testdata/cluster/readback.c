@@ -6,7 +6,15 @@
  * sent them on. Prints how many of the ITER reads of every rank returned
  * other bytes; exit status 1 when any did and STRICT=1.
  *
- *	mpirun -np 4 readback FILE ITER */
+ * With "tiles", each iteration writes a tile of its own (every rank's
+ * block, rank after rank) and nothing is read until all are written; then
+ * every rank reads its blocks back, the last written first: writes
+ * elsewhere in the file do not wait for the earlier writes' syncs
+ * (collio_deferred_sync), but a read of their bytes must. Each rank has
+ * written and read its blocks itself before, so its node's client holds
+ * their old bytes.
+ *
+ *	mpirun -np 4 readback FILE ITER [tiles] */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,9 +26,9 @@ int main(int argc, char **argv)
 	int rank, np;
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &np);
-	if (argc != 3) {
+	if (argc != 3 && !(argc == 4 && strcmp(argv[3], "tiles") == 0)) {
 		if (rank == 0)
-			fprintf(stderr, "usage: readback FILE ITER\n");
+			fprintf(stderr, "usage: readback FILE ITER [tiles]\n");
 		MPI_Finalize();
 		return 2;
 	}
@@ -36,7 +44,30 @@ int main(int argc, char **argv)
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	}
 	long stale[2] = {0, 0}; /* bytes, reads */
-	for (int it = 0; it < iters; it++) {
+	const int tiles = argc == 4;
+	if (tiles) {
+		memset(w, 'Z', block);
+		for (int it = 0; it < iters; it++) {
+			MPI_File_write_at(fh, ((MPI_Offset)it * np + rank) * block, w, block, MPI_BYTE, MPI_STATUS_IGNORE);
+			MPI_File_read_at(fh, ((MPI_Offset)it * np + rank) * block, r, block, MPI_BYTE, MPI_STATUS_IGNORE);
+		}
+		MPI_File_sync(fh);
+		MPI_Barrier(MPI_COMM_WORLD);
+		MPI_File_sync(fh);
+	}
+	for (int it = 0; tiles && it < iters; it++) {
+		memset(w, 'a' + (it + rank) % 26, block);
+		MPI_File_write_at_all(fh, ((MPI_Offset)it * np + rank) * block, w, block, MPI_BYTE, MPI_STATUS_IGNORE);
+	}
+	for (int it = iters - 1; tiles && it >= 0; it--) {
+		MPI_File_read_at(fh, ((MPI_Offset)it * np + rank) * block, r, block, MPI_BYTE, MPI_STATUS_IGNORE);
+		long d = 0;
+		for (int i = 0; i < block; i++)
+			d += r[i] != 'a' + (it + rank) % 26;
+		stale[0] += d;
+		stale[1] += d > 0;
+	}
+	for (int it = 0; !tiles && it < iters; it++) {
 		memset(w, 'a' + (it + rank) % 26, block);
 		MPI_File_write_at_all(fh, (MPI_Offset)rank * block, w, block, MPI_BYTE, MPI_STATUS_IGNORE);
 		MPI_File_read_at(fh, (MPI_Offset)rank * block, r, block, MPI_BYTE, MPI_STATUS_IGNORE);
