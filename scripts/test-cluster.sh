@@ -122,24 +122,23 @@ else
 	echo "$out"
 	fail "readback: with collio an independent read after a collective write returned old bytes, on $gluster"
 fi
-# The same with the aggregators' syncs before each write returns
-# (collio_deferred_sync=disable; the default syncs in the background).
-echo "collio_deferred_sync disable" >"$work/inline.hints"
-if out=$(STRICT=1 ROMIO_HINTS="$work/inline.hints" timeout -k 5 60 "$vc" mpirun -np 4 -x STRICT -x ROMIO_HINTS -x LD_PRELOAD="$prefix/lib/libcollio.so" "$work/readback" "$d/rbi.dat" 20 2>&1); then
-	echo "ok   readback with collio_deferred_sync=disable: ${out#readback: }"
+# The same with the aggregators' syncs in the background (collio_deferred_sync).
+echo "collio_deferred_sync enable" >"$work/deferred.hints"
+if out=$(STRICT=1 ROMIO_HINTS="$work/deferred.hints" timeout -k 5 60 "$vc" mpirun -np 4 -x STRICT -x ROMIO_HINTS -x LD_PRELOAD="$prefix/lib/libcollio.so" "$work/readback" "$d/rbd.dat" 20 2>&1); then
+	echo "ok   readback with collio_deferred_sync=enable: ${out#readback: }"
 else
 	echo "$out"
-	fail "readback: with collio_deferred_sync=disable an independent read after a collective write returned old bytes, on $gluster"
+	fail "readback: with collio_deferred_sync=enable an independent read after a collective write returned old bytes, on $gluster"
 fi
-# Tiles written one after another (no write waits for the syncs of the
-# ones before), then read back last first, over old bytes each node's
-# client holds.
-if out=$(STRICT=1 timeout -k 5 60 "$vc" mpirun -np 4 -x STRICT -x LD_PRELOAD="$prefix/lib/libcollio.so" "$work/readback" "$d/rbt.dat" 20 tiles 2>&1); then
+# Tiles written one after another (with the syncs in the background, no
+# write waits for the syncs of the ones before), then read back last
+# first, over old bytes each node's client holds.
+if out=$(STRICT=1 ROMIO_HINTS="$work/deferred.hints" timeout -k 5 60 "$vc" mpirun -np 4 -x STRICT -x ROMIO_HINTS -x LD_PRELOAD="$prefix/lib/libcollio.so" "$work/readback" "$d/rbt.dat" 20 tiles 2>&1); then
 	host=$(timeout -k 5 60 "$vc" mpirun -np 4 --mca io romio321 "$work/readback" "$d/hostt.dat" 20 tiles 2>&1 | grep '^readback:' || true)
-	echo "ok   readback of tiles: ${out#readback: } with collio; romio321: ${host#readback: }"
+	echo "ok   readback of tiles with collio_deferred_sync=enable: ${out#readback: } with collio; romio321: ${host#readback: }"
 else
 	echo "$out"
-	fail "readback: with collio a read of a tile after later tiles' collective writes returned old bytes, on $gluster"
+	fail "readback: with collio_deferred_sync=enable a read of a tile after later tiles' collective writes returned old bytes, on $gluster"
 fi
 rm -rf "$d"
 
