@@ -272,11 +272,12 @@ func (f *File) callFile(op string) driver.File {
 
 // settlingFile settles the file's pending writes before its first
 // transfer that meets their span, and before anything that changes the
-// file's size (a strategy may transfer from more than one goroutine). A transfer elsewhere in the file goes ahead while the
-// syncs run: a program writing one region after another (collperf's
-// tiles, a checkpoint's variables) waits for no sync until it reads back
-// or closes. Transfers that meet the span must wait: a read would see
-// the bytes as they were, a write could land before the older one that
+// file's size (a strategy may transfer from more than one goroutine). A
+// transfer elsewhere in the file goes ahead while the syncs run: a
+// program writing one region after another (collperf's tiles, a
+// checkpoint's variables) waits for no sync until it reads back or
+// closes. Transfers that meet the span must wait: a read would see the
+// bytes as they were, a write could land before the older one that
 // another node's client still holds.
 type settlingFile struct {
 	driver.File
@@ -329,14 +330,14 @@ func (s *settlingFile) WriteAt(p []byte, off int64) (int, error) {
 }
 
 func (s *settlingFile) ReadV(bufs [][]byte, off int64) (int, error) {
-	if err := s.readyFor(off, buffersLen(bufs)); err != nil {
+	if err := s.readyFor(off, driver.Run{Bufs: bufs}.Len()); err != nil {
 		return 0, err
 	}
 	return s.File.ReadV(bufs, off)
 }
 
 func (s *settlingFile) WriteV(bufs [][]byte, off int64) (int, error) {
-	if err := s.readyFor(off, buffersLen(bufs)); err != nil {
+	if err := s.readyFor(off, driver.Run{Bufs: bufs}.Len()); err != nil {
 		return 0, err
 	}
 	return s.File.WriteV(bufs, off)
@@ -381,14 +382,6 @@ func (s *settlingFile) Allocate(off, length int64) error {
 		return err
 	}
 	return s.File.Allocate(off, length)
-}
-
-func buffersLen(bufs [][]byte) int64 {
-	var n int64
-	for _, b := range bufs {
-		n += int64(len(b))
-	}
-	return n
 }
 
 // stopDeferring makes the file sync at the end of each write from now
