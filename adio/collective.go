@@ -118,7 +118,9 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 	if write {
 		err = s.write(c)
 		if err == nil && publish && !deferSync {
+			stop := metrics.Timer(&f.last.Publish)
 			err = f.flushNodeCache()
+			stop()
 		}
 		n = a.Size()
 	} else {
@@ -157,11 +159,15 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 		if span, ok := coll.Span(c.ranges); write && ok {
 			// The aggregators synced what they wrote for other ranks:
 			// this node's client must not serve its older pages of it.
-			if err := f.dropNodeCache(span.Start, span.End); err != nil {
+			stop := metrics.Timer(&f.last.Publish)
+			err := f.dropNodeCache(span.Start, span.End)
+			stop()
+			if err != nil {
 				return 0, f.wrap(err, op)
 			}
 		}
 	}
+	f.last.Publish += f.pub.takeWaited()
 	end := monotonic()
 	if sh != nil {
 		f.measured.took(f.seq, int64(end-timed))

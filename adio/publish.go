@@ -9,6 +9,7 @@ import (
 	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/ioerr"
+	"github.com/collio/collio/metrics"
 )
 
 // Deferred publication. On a file system whose node caches are not
@@ -76,6 +77,16 @@ type publishing struct {
 	// own is this rank's last background sync, nil if it started none
 	// since it settled; each waits for the one before.
 	own chan error
+	// waited is how long settling waited since a collective call last
+	// took it (takeWaited), for that call's report.
+	waited time.Duration
+}
+
+// takeWaited returns the settling time since the last call and clears it.
+func (p *publishing) takeWaited() time.Duration {
+	d := p.waited
+	p.waited = 0
+	return d
 }
 
 // defersPublication reports whether a collective write with aggregators
@@ -199,6 +210,7 @@ func (f *File) settle(op string) error {
 		return nil
 	}
 	p.pending = false
+	defer metrics.Timer(&p.waited)()
 	var own error
 	if p.own != nil {
 		own = <-p.own

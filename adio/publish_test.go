@@ -55,6 +55,9 @@ func TestDeferredPublication(t *testing.T) {
 				if got := f.pub.pending; got != (deferred == hints.Enable) {
 					return fmt.Errorf("call %d: pending %v with collio_deferred_sync=%s", call, got, deferred)
 				}
+				if deferred == hints.Disable && f.last.Publish < 300*time.Millisecond {
+					return fmt.Errorf("call %d: the 300 ms sync is not in the call's sync for read-back (%v)", call, f.last.Publish)
+				}
 				if deferred == hints.Enable {
 					if f.pub.board.parent == nil {
 						return fmt.Errorf("the board is not a value beside the shared file pointer's")

@@ -40,7 +40,14 @@ type Call struct {
 	// Agree is the agreement on the outcome that ends the call (one small
 	// Allgather; E10's post_write): it also waits for the slowest rank.
 	Agree time.Duration `json:"agree_ns"`
-	Total time.Duration `json:"total_ns"` // the whole call
+	// Publish is what a rank spent so that ranks read back their own
+	// bytes where the aggregators wrote them through another node's client
+	// (a file system whose node caches are not coherent): the sync and the
+	// drop of cached pages before the write returns, or, with
+	// collio_deferred_sync, the wait for earlier writes' syncs (then also
+	// part of the file I/O that waited).
+	Publish time.Duration `json:"publish_ns"`
+	Total   time.Duration `json:"total_ns"` // the whole call
 
 	MsgsSent  int64 `json:"msgs_sent"`
 	MsgsRecv  int64 `json:"msgs_recv"`
@@ -67,6 +74,7 @@ func (c *Call) Add(o Call) {
 	c.IOWait += o.IOWait
 	c.CacheDrain += o.CacheDrain
 	c.Agree += o.Agree
+	c.Publish += o.Publish
 	c.Total += o.Total
 	c.MsgsSent += o.MsgsSent
 	c.MsgsRecv += o.MsgsRecv

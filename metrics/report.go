@@ -46,6 +46,7 @@ type Counters struct {
 	IOWait          time.Duration // file I/O not hidden behind exchange
 	CacheDrain      time.Duration
 	Agree           time.Duration
+	Publish         time.Duration // syncs for read-back (Call.Publish)
 	Total           time.Duration
 	MsgsSent        int64
 	MsgsRecv        int64
@@ -57,7 +58,7 @@ type Counters struct {
 func (c *Counters) fields() []*int64 {
 	d := func(p *time.Duration) *int64 { return (*int64)(p) }
 	return []*int64{&c.Calls, &c.Failed, &c.Bytes, &c.Pieces, &c.Rounds, &c.AggregatorCalls,
-		d(&c.Plan), d(&c.ReqExchange), d(&c.Shuffle), d(&c.IO), d(&c.RMW), d(&c.IOWait), d(&c.CacheDrain), d(&c.Agree), d(&c.Total),
+		d(&c.Plan), d(&c.ReqExchange), d(&c.Shuffle), d(&c.IO), d(&c.RMW), d(&c.IOWait), d(&c.CacheDrain), d(&c.Agree), d(&c.Publish), d(&c.Total),
 		&c.MsgsSent, &c.MsgsRecv, &c.BytesSent, &c.BytesRecv}
 }
 
@@ -93,6 +94,7 @@ func (fc *FileCounters) AddCollectiveCalls(c Call, calls, pieces int64) {
 	k.IOWait += c.IOWait
 	k.CacheDrain += c.CacheDrain
 	k.Agree += c.Agree
+	k.Publish += c.Publish
 	k.Total += c.Total
 	k.MsgsSent += c.MsgsSent
 	k.MsgsRecv += c.MsgsRecv
@@ -269,6 +271,7 @@ type Kind struct {
 	IOWait          Stat `json:"io_wait_ns"`
 	CacheDrain      Stat `json:"cache_drain_ns"`
 	Agree           Stat `json:"agree_ns"`
+	Publish         Stat `json:"publish_ns"`
 	Total           Stat `json:"total_ns"`
 	MsgsSent        Stat `json:"msgs_sent"`
 	MsgsRecv        Stat `json:"msgs_recv"`
@@ -281,7 +284,7 @@ type Kind struct {
 
 func (k *Kind) stats() []*Stat {
 	return []*Stat{&k.Calls, &k.Failed, &k.Bytes, &k.Pieces, &k.Rounds, &k.AggregatorCalls,
-		&k.Plan, &k.ReqExchange, &k.Shuffle, &k.IO, &k.RMW, &k.IOWait, &k.CacheDrain, &k.Agree, &k.Total,
+		&k.Plan, &k.ReqExchange, &k.Shuffle, &k.IO, &k.RMW, &k.IOWait, &k.CacheDrain, &k.Agree, &k.Publish, &k.Total,
 		&k.MsgsSent, &k.MsgsRecv, &k.BytesSent, &k.BytesRecv}
 }
 
@@ -449,6 +452,9 @@ func (r *FileReport) Text(w io.Writer) error {
 			row("  I/O not hidden", cw.IOWait, cr.IOWait)
 			if cw.CacheDrain.Max > 0 || cr.CacheDrain.Max > 0 {
 				row("  cache drain", cw.CacheDrain, cr.CacheDrain)
+			}
+			if cw.Publish.Max > 0 || cr.Publish.Max > 0 {
+				row("  sync for read-back", cw.Publish, cr.Publish)
 			}
 			row("  agreement", cw.Agree, cr.Agree)
 			row("  whole calls", cw.Total, cr.Total)

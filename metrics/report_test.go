@@ -126,6 +126,9 @@ func sampleReport() FileReport {
 			if i == 2 {
 				c.Strategy, c.Reason = "independent", "romio_cb_write=disable"
 			}
+			if r == 1 {
+				c.Publish = 2 * time.Millisecond
+			}
 			fc.AddCollective(c, 256)
 			if r == 0 {
 				s.Add(i, c)
@@ -213,6 +216,7 @@ func TestText(t *testing.T) {
 		"        2  write_at_all  twophase     1,3     accesses interleave; several nodes: two-phase\n",
 		"        1  write_at_all  independent  2       romio_cb_write=disable\n",
 		"    file I/O                             21.00   66.00\n",
+		"    sync for read-back                    6.00    6.00\n",
 		"  independent: whole calls                1.00    4.00\n",
 		"  collective writes: 36 messages sent (max/rank 9), 9.00 MiB (max/rank 2.25); 2 aggregator ranks; rounds max/rank 3\n",
 	} {
@@ -227,6 +231,18 @@ func TestText(t *testing.T) {
 	lines := strings.Split(out, "\n")
 	if h, r := lines[2], lines[3]; strings.Index(h, "MiB ")+3 != strings.Index(r, "12.00")+5 {
 		t.Errorf("columns do not line up:\n%s\n%s", h, r)
+	}
+
+	// The sync for read-back shows only where a rank spent time on it.
+	plain := make([]FileCounters, 2)
+	for r := range plain {
+		plain[r].AddCollective(Call{Op: "write_all", Bytes: 1, IO: time.Millisecond, Total: time.Millisecond}, 1)
+	}
+	var nosync strings.Builder
+	noSync := Aggregate("x", "x", plain, nil)
+	noSync.Text(&nosync)
+	if strings.Contains(nosync.String(), "sync for read-back") {
+		t.Errorf("a report without syncs has their row:\n%s", nosync.String())
 	}
 
 	var none strings.Builder
