@@ -61,6 +61,7 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 	}
 	start := monotonic()
 	f.last = metrics.Call{Op: op, Bytes: a.Size()}
+	f.pub.takeWaited() // waits of independent calls and closes are not this call's
 	off := offset()
 	v := f.View()
 	f.stepCall(write)

@@ -77,8 +77,8 @@ type publishing struct {
 	// own is this rank's last background sync, nil if it started none
 	// since it settled; each waits for the one before.
 	own chan error
-	// waited is how long settling waited since a collective call last
-	// took it (takeWaited), for that call's report.
+	// waited is how long settling waited since the current collective
+	// call began (takeWaited at its start and end), for its report.
 	waited time.Duration
 }
 

@@ -238,11 +238,11 @@ func TestText(t *testing.T) {
 	for r := range plain {
 		plain[r].AddCollective(Call{Op: "write_all", Bytes: 1, IO: time.Millisecond, Total: time.Millisecond}, 1)
 	}
-	var nosync strings.Builder
-	noSync := Aggregate("x", "x", plain, nil)
-	noSync.Text(&nosync)
-	if strings.Contains(nosync.String(), "sync for read-back") {
-		t.Errorf("a report without syncs has their row:\n%s", nosync.String())
+	var plainText strings.Builder
+	plainReport := Aggregate("x", "x", plain, nil)
+	plainReport.Text(&plainText)
+	if strings.Contains(plainText.String(), "sync for read-back") {
+		t.Errorf("a report without syncs has their row:\n%s", plainText.String())
 	}
 
 	var none strings.Builder
