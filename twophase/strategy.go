@@ -129,8 +129,11 @@ func (s Strategy) Rule(j *coll.Job, write bool) DomainRule {
 		// On one node a byte that crosses ranks is one memory copy, less
 		// than the Allreduce that affinity domains cost and the scattered
 		// windows they leave; calls whose ranks own their blocks skip
-		// both (own blocks). Several nodes, or the hint, plan them.
-		if s.nodes.Count() > 1 || o.FileDomains == hints.DomainsAffinity {
+		// both (own blocks). Writes on several nodes, or the hint, plan
+		// them. Reads there do not: each node's client reads ahead of a
+		// scattered block into the next ones, which other nodes read, and
+		// the servers send much of the data twice.
+		if (write && s.nodes.Count() > 1) || o.FileDomains == hints.DomainsAffinity {
 			r.AffinityBlock = AffinityBlockSize(span, len(j.Aggregators), j.BufSize, r.Stripe)
 		}
 	}
