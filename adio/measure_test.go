@@ -5,7 +5,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -120,4 +122,55 @@ func TestMeasuredChoiceLeavesSlowTableChoice(t *testing.T) {
 	require.Equal(t, tableBytes, enabledBytes)
 	require.NotContains(t, enabled[0], "independent")
 	require.Equal(t, []string{"twophase", "twophase", "dynamic", "dynamic"}, enabled[0][:4])
+}
+
+// Where node clients hold writes back (GlusterFS across nodes), a timed
+// independent write syncs before its time is taken, as the aggregating
+// candidates' writes do for read-back; the calls that repeat the kept
+// choice without agreement, and files whose node caches are coherent, do
+// not sync.
+func TestTimedIndependentWriteSyncsWhereClientsHoldWritesBack(t *testing.T) {
+	const calls, records, slow = 24, 8, 30 * time.Millisecond
+	ft := must(layout.Resized(layout.Bytes(4), 0, 16)) // interleaved, as above
+	for _, nodeCaches := range []bool{true, false} {
+		path := "faulty:" + tempPath(t, fmt.Sprint("wb", nodeCaches))
+		var timed, repeated atomic.Int32
+		world(t, 4, func(c comm.Comm) error {
+			r := c.Rank()
+			f, err := Open(c, path, ModeCreate|ModeRdWr, OpenOptions{Hints: map[string]string{
+				"collio_fault": "slow=sync:" + slow.String(), hints.CollioMeasure: hints.Enable}})
+			if err != nil {
+				return err
+			}
+			f.nodeCaches = nodeCaches
+			if err := f.SetView(View{Disp: int64(4 * r), Etype: layout.Byte, Filetype: ft}, nil); err != nil {
+				return err
+			}
+			for i := range calls {
+				if _, err := f.WriteAtAll(Bytes(rankData(r+4*i, 4*records)), int64(i*4*records)); err != nil {
+					return fmt.Errorf("write %d: %w", i, err)
+				}
+				last, _ := f.Stats()
+				if last.Strategy != hints.StrategyIndependent {
+					continue
+				}
+				synced := last.Publish >= slow
+				switch measured := strings.Contains(last.Reason, "measured choice"); {
+				case measured && synced != nodeCaches:
+					return fmt.Errorf("call %d (%s): synced %v with node caches %v", i, last.Reason, synced, nodeCaches)
+				case measured:
+					timed.Add(1)
+				case synced:
+					return fmt.Errorf("call %d (%s) synced", i, last.Reason)
+				default:
+					repeated.Add(1)
+				}
+			}
+			return f.Close()
+		})
+		require.NotZero(t, timed.Load(), "no timed independent write")
+		if !nodeCaches {
+			require.NotZero(t, repeated.Load(), "no independent write repeated without agreement")
+		}
+	}
 }
