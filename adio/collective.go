@@ -66,6 +66,7 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 	v := f.View()
 	f.stepCall(write)
 	f.recordCall(op, v, a, off)
+	f.learned.under(f.viewShape)
 	if reason, ok := f.noAgreement(write); ok {
 		return f.unsynchronized(op, write, reason, v, a, off, advance, start)
 	}

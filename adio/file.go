@@ -64,6 +64,10 @@ type File struct {
 	// no rank can read-modify-write another's bytes: independent writes
 	// need no locks, with or without a barrier after them.
 	viewsContiguous bool
+	// viewShape is the agreed shape of every rank's current view
+	// (viewShapeOf): the learned pattern carries over to a later view of
+	// the same shape.
+	viewShape uint64
 	// learned is what the automatic choice learned of the pattern of
 	// collective calls (learning.go).
 	learned learning

@@ -32,6 +32,9 @@ type learning struct {
 	// pattern counts the forget calls: a check, or a nonblocking
 	// operation's slot, learned from calls since the same one only.
 	pattern uint64
+	// view is the shape of the views the pattern was learned under
+	// (File.viewShape).
+	view uint64
 }
 
 // learn records whether the automatic choice of an agreed call was
@@ -74,24 +77,35 @@ func recheckAfter(streak int) int {
 	return min(n, lastRecheck)
 }
 
-// forget restarts the learning: a new view, hints or atomic mode may
-// change the choice.
+// forget restarts the learning: new hints or atomic mode may change the
+// choice.
 func (l *learning) forget() {
 	l.streak, l.skipped = [2]int{}, [2]int{}
 	l.pattern++
 }
 
+// under restarts the learning when a call runs under views of another
+// shape than the pattern was learned under. Only then: PnetCDF sets a
+// variable's view before each write and the whole file's after it, and
+// the next variable of the same shape repeats the pattern.
+func (l *learning) under(view uint64) {
+	if l.view != view {
+		l.forget()
+		l.view = view
+	}
+}
+
 // history is the learning without the checks in flight: what a
 // nonblocking operation's slot hands from one operation to the next.
 func (l *learning) history() learning {
-	return learning{streak: l.streak, skipped: l.skipped, pattern: l.pattern}
+	return learning{streak: l.streak, skipped: l.skipped, pattern: l.pattern, view: l.view}
 }
 
 // takeLonger takes, per direction, o's streak and skipped calls where
 // o's streak is longer; o counts only if it learned since the same
-// forget as l.
+// forget as l, under views of the same shape.
 func (l *learning) takeLonger(o *learning) {
-	if o.pattern != l.pattern {
+	if o.pattern != l.pattern || o.view != l.view {
 		return
 	}
 	for d := range l.streak {

@@ -202,7 +202,7 @@ func (f *File) forOp(c comm.Comm, seq int64, digest uint64) *File {
 	return &File{
 		comm: c, path: f.path, stack: f.stack, f: f.f, mode: f.mode, hints: f.hints, cfg: f.cfg,
 		configList: f.configList, nodes: f.nodes, aggs: f.aggs, layout: f.layout, dopts: f.dopts,
-		view: f.view, atomic: f.atomic, seq: seq, digest: digest, viewsContiguous: f.viewsContiguous,
+		view: f.view, atomic: f.atomic, seq: seq, digest: digest, viewsContiguous: f.viewsContiguous, viewShape: f.viewShape,
 		learned: f.learned.history(), opFile: true,
 		// Operations may run at once: none read-modify-writes (see sieves).
 		cached: f.cached, cacheOff: f.cacheOff, dsWriteOK: false, stderr: f.stderr,

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/collio/collio/internal/comm"
+	"github.com/collio/collio/layout"
 )
 
 // Transfers in flight at once on a file must not read-modify-write: one's
@@ -99,9 +100,10 @@ func TestNonblockingLearnsThePattern(t *testing.T) {
 				return err
 			}
 		}
-		// A new view forgets everything; an operation started after
-		// blocking calls learned again starts from their streak.
-		if err := f.SetView(DefaultView(), nil); err != nil {
+		// A view of another shape forgets everything; an operation
+		// started after blocking calls learned again starts from their
+		// streak.
+		if err := f.SetView(View{Etype: layout.Byte, Filetype: layout.Bytes(piece)}, nil); err != nil {
 			return err
 		}
 		if err := nonblocking("the first nonblocking write after set_view", false); err != nil {

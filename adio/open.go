@@ -61,6 +61,8 @@ func Open(c comm.Comm, path string, mode Mode, opts OpenOptions) (*File, error) 
 		stderr = os.Stderr
 	}
 	f := &File{comm: shaped(c), path: path, mode: mode, view: DefaultView(), viewsContiguous: true, dsWriteOK: true, stderr: stderr}
+	f.viewShape = sameViewShape(f.view.Filetype, c.Size())
+	f.learned.view = f.viewShape
 	f.buffers.OffHeap() // released at Close
 	if err := f.open(c, opts, getenv); err != nil {
 		if f.entry != nil {

@@ -1,6 +1,9 @@
 package adio
 
 import (
+	"encoding/binary"
+	"hash/fnv"
+
 	"github.com/collio/collio/hints"
 	"github.com/collio/collio/internal/agree"
 	"github.com/collio/collio/internal/ioerr"
@@ -90,9 +93,10 @@ func (f *File) setView(local error, v View, hintsIn map[string]string) error {
 	// One Allgather agrees on the outcome and carries what MPI requires
 	// to be the same on every rank (the etype's size; the hints, as a
 	// digest when some were given), whether each rank's filetype is
-	// contiguous, and whether it moved the shared file pointer, which
-	// MPI resets (ROMIO synchronizes once per set_view too).
-	var mine [4]uint64
+	// contiguous, whether it moved the shared file pointer, which MPI
+	// resets (ROMIO synchronizes once per set_view too), and its
+	// filetype's shape.
+	var mine [5]uint64
 	if err == nil {
 		mine[0] = uint64(v.Etype.Size())
 		if v.Filetype.IsContiguous() {
@@ -101,6 +105,7 @@ func (f *File) setView(local error, v View, hintsIn map[string]string) error {
 		if len(hintsIn) > 0 {
 			mine[3] = newHints.AgreeDigest()
 		}
+		mine[4] = typeShape(v.Filetype)
 	}
 	if f.sharedMoved {
 		mine[2] = 1
@@ -142,10 +147,46 @@ func (f *File) setView(local error, v View, hintsIn map[string]string) error {
 	}
 	f.mu.Lock()
 	f.view, f.fp, f.viewsContiguous = v, 0, contiguous
+	f.viewShape = viewShapeOf(all, len(mine))
 	f.setHints(newHints)
-	f.learned.forget()
+	if len(hintsIn) > 0 {
+		f.learned.forget()
+	}
 	f.mu.Unlock()
 	return nil
+}
+
+// typeShape condenses a filetype into one word: its size and number of
+// blocks, not where they lie (PnetCDF's view of the next variable moves
+// rank 0's blocks past a header block and the other ranks' displacement).
+// Two views of the same shape may still be accessed otherwise; that costs
+// no byte (a repeated choice is independent I/O, right for any pattern),
+// and the rechecks see the change.
+func typeShape(t *layout.Type) uint64 {
+	h := fnv.New64a()
+	h.Write(binary.LittleEndian.AppendUint64(nil, uint64(t.Size())))
+	h.Write(binary.LittleEndian.AppendUint64(nil, uint64(t.NumBlocks())))
+	return h.Sum64()
+}
+
+// viewShapeOf is the shape of every rank's view from set_view's records
+// (words per rank, the filetype's shape last): the ranks' shapes in rank
+// order.
+func viewShapeOf(all []uint64, words int) uint64 {
+	h := fnv.New64a()
+	for r := 0; r+words <= len(all); r += words {
+		h.Write(binary.LittleEndian.AppendUint64(nil, all[r+words-1]))
+	}
+	return h.Sum64()
+}
+
+// sameViewShape is viewShapeOf for n ranks whose filetype is t.
+func sameViewShape(t *layout.Type, n int) uint64 {
+	all := make([]uint64, n)
+	for r := range all {
+		all[r] = typeShape(t)
+	}
+	return viewShapeOf(all, 1)
 }
 
 // View returns the current view.
