@@ -122,9 +122,8 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 		// A timed independent write also syncs where a node's client
 		// holds writes back: its write calls return before the data left
 		// the node, and the aggregating candidates' times include their
-		// sync, so it would look faster than it is (collperf's measured
-		// choice kept it at half romio321's speed). With their syncs in
-		// the background, neither syncs.
+		// sync, so it would look faster than it is and be kept where it
+		// is slower. With their syncs in the background, neither syncs.
 		timedWriteBehind := sh != nil && name == hints.StrategyIndependent && f.nodeCaches && !f.defersPublication()
 		if err == nil && (publish && !deferSync || timedWriteBehind) {
 			stop := metrics.Timer(&f.last.Publish)
