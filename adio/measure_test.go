@@ -14,6 +14,7 @@ import (
 	"github.com/collio/collio/hints"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/layout"
+	"github.com/collio/collio/metrics"
 )
 
 // The shape's schedule: trialCalls calls of each candidate in turn, then
@@ -67,9 +68,6 @@ func TestKeepFastestMargin(t *testing.T) {
 // rule sees.
 func TestMeasuredChoiceLeavesSlowTableChoice(t *testing.T) {
 	const calls, records = 16, 8
-	// 4-byte records, one per rank in each 16-byte tile: interleaved,
-	// data density 1/4, which the table gives to independent I/O.
-	ft := must(layout.Resized(layout.Bytes(4), 0, 16))
 	run := func(measure string, more ...string) ([][]string, []byte) {
 		path := "faulty:" + tempPath(t, "f"+measure+strings.Join(more, ""))
 		h := map[string]string{"collio_fault": "slow=lock:40ms", hints.CollioMeasure: measure}
@@ -79,28 +77,14 @@ func TestMeasuredChoiceLeavesSlowTableChoice(t *testing.T) {
 		}
 		var mu sync.Mutex
 		chose := make([][]string, 4)
-		world(t, 4, func(c comm.Comm) error {
-			r := c.Rank()
-			f, err := Open(c, path, ModeCreate|ModeRdWr, OpenOptions{Hints: h})
-			if err != nil {
-				return err
+		writeRecords(t, path, h, calls, records, nil, func(r, i int, last metrics.Call) error {
+			mu.Lock()
+			chose[r] = append(chose[r], last.Strategy)
+			mu.Unlock()
+			if i == calls-1 && r == 0 && measure == hints.Enable && len(more) == 0 && !strings.Contains(last.Reason, "measured choice") {
+				return fmt.Errorf("reason %q does not say how it was measured", last.Reason)
 			}
-			if err := f.SetView(View{Disp: int64(4 * r), Etype: layout.Byte, Filetype: ft}, nil); err != nil {
-				return err
-			}
-			for i := range calls {
-				if _, err := f.WriteAtAll(Bytes(rankData(r+4*i, 4*records)), int64(i*4*records)); err != nil {
-					return fmt.Errorf("write %d: %w", i, err)
-				}
-				last, _ := f.Stats()
-				mu.Lock()
-				chose[r] = append(chose[r], last.Strategy)
-				mu.Unlock()
-				if i == calls-1 && r == 0 && measure == hints.Enable && len(more) == 0 && !strings.Contains(last.Reason, "measured choice") {
-					return fmt.Errorf("reason %q does not say how it was measured", last.Reason)
-				}
-			}
-			return f.Close()
+			return nil
 		})
 		return chose, readFile(t, strings.TrimPrefix(path, "faulty:"))
 	}
@@ -131,46 +115,61 @@ func TestMeasuredChoiceLeavesSlowTableChoice(t *testing.T) {
 // not sync.
 func TestTimedIndependentWriteSyncsWhereClientsHoldWritesBack(t *testing.T) {
 	const calls, records, slow = 24, 8, 30 * time.Millisecond
-	ft := must(layout.Resized(layout.Bytes(4), 0, 16)) // interleaved, as above
 	for _, nodeCaches := range []bool{true, false} {
 		path := "faulty:" + tempPath(t, fmt.Sprint("wb", nodeCaches))
+		h := map[string]string{"collio_fault": "slow=sync:" + slow.String(), hints.CollioMeasure: hints.Enable}
 		var timed, repeated atomic.Int32
-		world(t, 4, func(c comm.Comm) error {
-			r := c.Rank()
-			f, err := Open(c, path, ModeCreate|ModeRdWr, OpenOptions{Hints: map[string]string{
-				"collio_fault": "slow=sync:" + slow.String(), hints.CollioMeasure: hints.Enable}})
-			if err != nil {
-				return err
+		writeRecords(t, path, h, calls, records, func(f *File) { f.nodeCaches = nodeCaches }, func(_, i int, last metrics.Call) error {
+			if last.Strategy != hints.StrategyIndependent {
+				return nil
 			}
-			f.nodeCaches = nodeCaches
-			if err := f.SetView(View{Disp: int64(4 * r), Etype: layout.Byte, Filetype: ft}, nil); err != nil {
-				return err
+			synced := last.Publish >= slow
+			switch measured := strings.Contains(last.Reason, "measured choice"); {
+			case measured && synced != nodeCaches:
+				return fmt.Errorf("call %d (%s): synced %v with node caches %v", i, last.Reason, synced, nodeCaches)
+			case measured:
+				timed.Add(1)
+			case synced:
+				return fmt.Errorf("call %d (%s) synced", i, last.Reason)
+			default:
+				repeated.Add(1)
 			}
-			for i := range calls {
-				if _, err := f.WriteAtAll(Bytes(rankData(r+4*i, 4*records)), int64(i*4*records)); err != nil {
-					return fmt.Errorf("write %d: %w", i, err)
-				}
-				last, _ := f.Stats()
-				if last.Strategy != hints.StrategyIndependent {
-					continue
-				}
-				synced := last.Publish >= slow
-				switch measured := strings.Contains(last.Reason, "measured choice"); {
-				case measured && synced != nodeCaches:
-					return fmt.Errorf("call %d (%s): synced %v with node caches %v", i, last.Reason, synced, nodeCaches)
-				case measured:
-					timed.Add(1)
-				case synced:
-					return fmt.Errorf("call %d (%s) synced", i, last.Reason)
-				default:
-					repeated.Add(1)
-				}
-			}
-			return f.Close()
+			return nil
 		})
 		require.NotZero(t, timed.Load(), "no timed independent write")
 		if !nodeCaches {
 			require.NotZero(t, repeated.Load(), "no independent write repeated without agreement")
 		}
 	}
+}
+
+// writeRecords has 4 ranks write calls collective writes of records
+// 4-byte records each to path with hints h, interleaved one record per
+// rank in each 16-byte tile (data density 1/4, which the table gives to
+// independent I/O), calling setup on each rank's file after opening it
+// and check after each call with that call's metrics.
+func writeRecords(t *testing.T, path string, h map[string]string, calls, records int, setup func(*File), check func(rank, call int, last metrics.Call) error) {
+	ft := must(layout.Resized(layout.Bytes(4), 0, 16))
+	world(t, 4, func(c comm.Comm) error {
+		r := c.Rank()
+		f, err := Open(c, path, ModeCreate|ModeRdWr, OpenOptions{Hints: h})
+		if err != nil {
+			return err
+		}
+		if setup != nil {
+			setup(f)
+		}
+		if err := f.SetView(View{Disp: int64(4 * r), Etype: layout.Byte, Filetype: ft}, nil); err != nil {
+			return err
+		}
+		for i := range calls {
+			if _, err := f.WriteAtAll(Bytes(rankData(r+4*i, int64(4*records))), int64(i*4*records)); err != nil {
+				return fmt.Errorf("write %d: %w", i, err)
+			}
+			if err := check(r, i, f.LastCall()); err != nil {
+				return err
+			}
+		}
+		return f.Close()
+	})
 }
