@@ -182,9 +182,10 @@ func viewShapeOf(all []uint64, words int) uint64 {
 
 // sameViewShape is viewShapeOf for n ranks whose filetype is t.
 func sameViewShape(t *layout.Type, n int) uint64 {
+	shape := typeShape(t)
 	all := make([]uint64, n)
 	for r := range all {
-		all[r] = typeShape(t)
+		all[r] = shape
 	}
 	return viewShapeOf(all, 1)
 }
