@@ -15,8 +15,10 @@ import (
 // OMP_NUM_THREADS to cores per rank). The ranks
 // per node come from the launcher's environment (Open MPI's
 // OMPI_COMM_WORLD_LOCAL_SIZE, MPICH's MPI_LOCALNRANKS); without it nothing
-// changes. It needs no communication and may be called before MPI is
-// initialised.
+// changes. Where Open MPI tells its ranks that they share their cores
+// (OMPI_MCA_mpi_oversubscribe or OMPI_MCA_mpi_yield_when_idle set), it is
+// 1 whatever the node's CPUs. It needs no communication and may be called
+// before MPI is initialised.
 //
 // It also moves the Go runtime's monitor thread (sysmon) to SCHED_BATCH,
 // unless COLLIO_QUIET_MONITOR=0: as an ordinary thread its wakeups preempt

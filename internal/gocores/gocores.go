@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 )
 
 // Share: see collio.ShareCores.
@@ -25,6 +26,27 @@ func Share() int {
 		return runtime.GOMAXPROCS(0)
 	}
 	n := max(1, runtime.NumCPU()/local)
+	if sharesCores() {
+		n = 1
+	}
 	runtime.GOMAXPROCS(n)
 	return n
+}
+
+// sharesCores reports whether the launcher says this node's ranks share
+// cores with more than each other: Open MPI's mpirun sets
+// mpi_oversubscribe when it placed more ranks than slots, and
+// mpi_yield_when_idle asks every rank to give its core up while it waits
+// (both as OMPI_MCA_ variables). Then no rank has a core to spare, however
+// many CPUs the node shows, and a second processor only adds the runtime's
+// threads looking for work to the ones competing. (Nodes emulated on one
+// machine are the case: each sees all its CPUs and is told to yield.)
+func sharesCores() bool {
+	for _, key := range []string{"OMPI_MCA_mpi_oversubscribe", "OMPI_MCA_mpi_yield_when_idle"} {
+		switch strings.ToLower(os.Getenv(key)) {
+		case "1", "true", "yes", "enabled":
+			return true
+		}
+	}
+	return false
 }

@@ -12,6 +12,8 @@ func TestShareCores(t *testing.T) {
 	t.Setenv("GOMAXPROCS", "")
 	t.Setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "")
 	t.Setenv("MPI_LOCALNRANKS", "")
+	t.Setenv("OMPI_MCA_mpi_oversubscribe", "")
+	t.Setenv("OMPI_MCA_mpi_yield_when_idle", "")
 	runtime.GOMAXPROCS(3)
 	require.Equal(t, 3, Share(), "no launcher: unchanged")
 
@@ -21,6 +23,18 @@ func TestShareCores(t *testing.T) {
 	t.Setenv("MPI_LOCALNRANKS", "100000")
 	require.Equal(t, 1, Share(), "more ranks than CPUs: one each")
 	require.Equal(t, 1, runtime.GOMAXPROCS(0))
+
+	// Ranks told their cores are shared get one processor however many
+	// CPUs the node shows.
+	t.Setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "1")
+	t.Setenv("MPI_LOCALNRANKS", "")
+	for _, k := range []string{"OMPI_MCA_mpi_oversubscribe", "OMPI_MCA_mpi_yield_when_idle"} {
+		t.Setenv(k, "1")
+		require.Equal(t, 1, Share(), k)
+		t.Setenv(k, "0")
+		require.Equal(t, runtime.NumCPU(), Share(), k+"=0")
+		t.Setenv(k, "")
+	}
 
 	t.Setenv("GOMAXPROCS", "2")
 	runtime.GOMAXPROCS(2)
