@@ -33,14 +33,14 @@ func Share() int {
 	return n
 }
 
-// sharesCores reports whether the launcher says this node's ranks share
-// cores with more than each other: Open MPI's mpirun sets
-// mpi_oversubscribe when it placed more ranks than slots, and
-// mpi_yield_when_idle asks every rank to give its core up while it waits
-// (both as OMPI_MCA_ variables). Then no rank has a core to spare, however
-// many CPUs the node shows, and a second processor only adds the runtime's
-// threads looking for work to the ones competing. (Nodes emulated on one
-// machine are the case: each sees all its CPUs and is told to yield.)
+// sharesCores reports whether the launcher says this node's ranks have
+// less than a core each: Open MPI's mpirun sets mpi_oversubscribe when it
+// placed more ranks than slots, and mpi_yield_when_idle asks every rank to
+// give its core up while it waits (both as OMPI_MCA_ variables). Then no
+// rank has a core to spare, however many CPUs the node shows, and a second
+// processor only adds the runtime's threads looking for work to the ones
+// competing. (Nodes emulated on one machine are the case: each sees all
+// the machine's CPUs and is told to yield.)
 func sharesCores() bool {
 	for _, key := range []string{"OMPI_MCA_mpi_oversubscribe", "OMPI_MCA_mpi_yield_when_idle"} {
 		switch strings.ToLower(os.Getenv(key)) {
