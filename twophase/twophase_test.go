@@ -339,3 +339,29 @@ func TestReadPastEOF(t *testing.T) {
 // The reference: where each data byte goes, from the layouts alone.
 func fileOffsets(a coll.Access) []int64 { return refmodel.FileOffsets(refmodel.Of(a)) }
 func memOffsets(a coll.Access) []int64  { return refmodel.MemOffsets(refmodel.Of(a)) }
+
+// A call of one round has no next round to hide its file I/O behind: the
+// I/O runs in the calling goroutine, all of it waited for, even with
+// overlap on; a call of several rounds overlaps.
+func TestOneRoundRunsItsIOInline(t *testing.T) {
+	const np = 4
+	g := []int{8, 8, 8}
+	cases := make([]rankCase, np)
+	for r := range np {
+		lo, hi := r*g[0]/np, (r+1)*g[0]/np
+		sub := refmodel.Must(layout.Subarray(g, []int{hi - lo, g[1], g[2]}, []int{lo, 0, 0}, layout.OrderC, layout.Int32))
+		size := sub.Size()
+		cases[r] = rankCase{Access: coll.Access{Buf: refmodel.Fill(size, r), Count: size, Filetype: sub, Size: size}, Data: refmodel.Fill(size, r)}
+	}
+	for _, buf := range []int64{1 << 20, 64} {
+		stats, err := runCollective(t, filepath.Join(t.TempDir(), "f"), cases, []int{0, 2}, buf, false, 0, func(j *ruledJob) { j.Overlap = true })
+		require.NoError(t, err)
+		for r, s := range stats {
+			if !s.Aggregator {
+				continue
+			}
+			require.Equal(t, buf == 1<<20, s.Rounds == 1, "buf %d: rounds %d", buf, s.Rounds)
+			require.Equal(t, s.Rounds == 1, s.IOWait == s.IO+s.RMW, "rank %d, %d rounds: I/O %v, waited %v", r, s.Rounds, s.IO+s.RMW, s.IOWait)
+		}
+	}
+}
