@@ -236,7 +236,7 @@ func newRun(j *coll.Job, cfg Config) (*run, error) {
 			r.gIndex = i
 		}
 	}
-	r.io = coll.Pipeline{Overlap: j.Overlap && r.rounds > 1, Stats: r.stats} // one round: nothing to hide its I/O behind
+	r.io = coll.Pipeline{Overlap: j.OverlapsRounds(r.rounds), Stats: r.stats}
 	r.stats.Rounds = r.rounds
 	r.stats.Aggregators = len(r.aggs)
 	r.stats.Aggregator = r.gIndex >= 0

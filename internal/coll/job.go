@@ -150,7 +150,8 @@ type Job struct {
 	RMW    bool // read-modify-write windows with holes (else write each run)
 	Atomic bool // lock each window; overlapping writes resolve by rank order
 	// Overlap runs each round's file I/O in a goroutine, behind the next
-	// round's exchange (two buffers on aggregators instead of one).
+	// round's exchange (two buffers on aggregators instead of one), in
+	// calls of several rounds (OverlapsRounds).
 	Overlap bool
 	// WindowChunk is how much of a window an aggregator lays out in
 	// memory at once (0: DefaultWindowChunk); tests use tiny ones.
@@ -163,6 +164,12 @@ type Job struct {
 	// model).
 	Independent IndependentIO
 }
+
+// OverlapsRounds reports whether a call of the given number of rounds
+// runs its file I/O behind the next round's exchange: with Overlap, and
+// only where there is a next round. In a call of one round, handing the
+// I/O to another goroutine adds a wake-up and hides nothing.
+func (j *Job) OverlapsRounds(rounds int) bool { return j.Overlap && rounds > 1 }
 
 // Check validates what every rank must agree on for a job over n ranks;
 // the same inputs give the same verdict everywhere, so no rank proceeds
