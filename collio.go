@@ -273,6 +273,12 @@ func (f *File) Atomicity() bool { return f.f.Atomicity() }
 // values collio derived (MPI_File_get_info).
 func (f *File) Info() map[string]string { return f.f.Info() }
 
+// Warnings returns what the open ignored or fell back from, and why: an
+// unreadable ROMIO_HINTS file, a hint not in effect on this file system,
+// an E10 cache that could not be used. Rank 0 also prints them to
+// standard error at open.
+func (f *File) Warnings() []string { return f.f.Hints().Warnings() }
+
 // Path returns the path the file was opened with.
 func (f *File) Path() string { return f.f.Path() }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -322,6 +323,11 @@ func TestOpenFallback(t *testing.T) {
 		}
 		if _, ok := cache.StatsOf(f.DriverFile()); ok {
 			return fmt.Errorf("rank %d still has a cache", c.Rank())
+		}
+		if w := f.Hints().Warnings(); !slices.ContainsFunc(w, func(s string) bool {
+			return strings.Contains(s, "rank 2") && strings.Contains(s, "could not be used")
+		}) {
+			return fmt.Errorf("rank %d's warnings do not say why the cache was dropped: %q", c.Rank(), w)
 		}
 		return f.Close()
 	})

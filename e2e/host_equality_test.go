@@ -525,7 +525,7 @@ func (e *equalityRun) writeCollio(v writeVariant) {
 	}
 	cs, cached := f.CacheStats()
 	if err == nil && cacheDir != "" && !cached && !v.servers {
-		err = fmt.Errorf("rank %d has no E10 cache", c.Rank())
+		err = fmt.Errorf("rank %d has no E10 cache (warnings at open: %q)", c.Rank(), f.Warnings())
 	}
 	cerr := f.Close()
 	together(t, c, errors.Join(err, cerr), "%s: write", v.name)

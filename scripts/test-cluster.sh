@@ -60,6 +60,8 @@ for pkg in e2e internal/mpi; do
 			echo "ok   $(basename "$t") on 2 nodes, files on $dir ($((SECONDS - start)) s)"
 		else
 			grep -v '^=== RUN' "$log" | tail -40
+			echo "collio's warnings in that run (rank 0's, at each open):"
+			grep 'collio: warning' "$log" | sort | uniq -c | sort -rn | head -20
 			fail "$(basename "$t") on 2 nodes, files on $dir"
 		fi
 	done
