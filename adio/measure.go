@@ -15,9 +15,12 @@ import (
 // clients and the cores, which no rule sees. So where the table weighed
 // collective buffering against independent I/O, or one aggregating
 // strategy against another, and no hint decided, the agreed calls of one
-// shape are timed: each candidate runs trialCalls calls in turn, the
-// fastest is kept, and another candidate runs again now and then
-// (firstRetrial calls later, then twice as far up to lastRetrial).
+// shape are timed: each candidate runs trialCalls calls in turn (one
+// only, where that call was over slowerPercent per cent slower than the
+// fastest candidate so far: a short phase of calls pays little for
+// trying what is clearly slower), the fastest is kept, and another
+// candidate runs again now and then (firstRetrial calls later, then twice
+// as far up to lastRetrial).
 //
 // Every rank makes the same choice: a rank sends how long its previous
 // agreed call took in the next call's entry record, and every rank takes
@@ -30,6 +33,7 @@ import (
 // MPI-IO writes.
 const (
 	trialCalls    = 2
+	slowerPercent = 25
 	keptSamples   = 3
 	firstRetrial  = 32
 	lastRetrial   = 1024
@@ -56,6 +60,9 @@ type shape struct {
 	perMiB [][]int64
 	calls  int // agreed calls of this shape so far
 	best   int // the candidate kept once each was tried
+	// trial is the candidate being tried, given the calls it ran so far
+	// (trial == len(cands): every candidate was tried).
+	trial, given int
 	// retryAt is the call (counted in calls) where a candidate other than
 	// best runs again; gap the calls until the one after; next the
 	// candidate it will be.
@@ -104,9 +111,12 @@ func (f *File) measures(s situation) bool {
 // the table gives to name, name first; made once per shape.
 func (f *File) candidates(s situation, name string) []string {
 	pool := []string{hints.StrategyTwoPhase}
-	if s.nodes > 1 {
+	switch {
+	case s.nodes > 1 && len(s.ranges) > s.nodes:
+		// TAM aggregates within nodes first: with one rank on each node
+		// it is two-phase with an extra step.
 		pool = append(pool, hints.StrategyTAM)
-	} else if !s.striped {
+	case s.nodes == 1 && !s.striped:
 		pool = append(pool, hints.StrategyDynamic)
 	}
 	if f.cfg.cb[direction(s.write)] != hints.Enable {
@@ -148,8 +158,7 @@ func (f *File) measuredChoice(s situation, name, reason string) (string, string,
 			m.shapes = make(map[shapeKey]*shape)
 		}
 		cands := f.candidates(s, name)
-		sh = &shape{cands: cands, perMiB: make([][]int64, len(cands)), gap: firstRetrial,
-			retryAt: trialCalls*len(cands) + firstRetrial}
+		sh = &shape{cands: cands, perMiB: make([][]int64, len(cands)), gap: firstRetrial}
 		m.shapes[key] = sh
 	}
 	if len(sh.cands) < 2 {
@@ -163,10 +172,17 @@ func (f *File) measuredChoice(s situation, name, reason string) (string, string,
 func (sh *shape) pick() (int, string) {
 	n := sh.calls
 	sh.calls++
+	if sh.trying() {
+		if sh.given == trialCalls || sh.given == 1 && sh.clearlySlower(sh.trial) {
+			sh.trial, sh.given = sh.trial+1, 0
+		}
+		if sh.trying() {
+			sh.given++
+			return sh.trial, fmt.Sprintf("trying %s (up to %d timed calls of each of %s)", sh.cands[sh.trial], trialCalls, strings.Join(sh.cands, ", "))
+		}
+		sh.retryAt = n + firstRetrial
+	}
 	switch {
-	case n < trialCalls*len(sh.cands):
-		i := n / trialCalls
-		return i, fmt.Sprintf("trying %s (%d timed calls of each of %s)", sh.cands[i], trialCalls, strings.Join(sh.cands, ", "))
 	case n >= sh.retryAt:
 		sh.next = (sh.next + 1) % len(sh.cands)
 		if sh.next == sh.best {
@@ -178,10 +194,28 @@ func (sh *shape) pick() (int, string) {
 	return sh.best, fmt.Sprintf("%s, the fastest of %s on this shape's timed calls", sh.cands[sh.best], strings.Join(sh.cands, ", "))
 }
 
+// trying reports whether some candidate has not had its trial calls.
+func (sh *shape) trying() bool { return sh.trial < len(sh.cands) }
+
+// clearlySlower reports whether candidate i's figure is over
+// slowerPercent per cent above another candidate's.
+func (sh *shape) clearlySlower(i int) bool {
+	x, ok := sh.figure(i)
+	if !ok {
+		return false
+	}
+	for j := range sh.cands {
+		if y, ok := sh.figure(j); ok && j != i && x*100 > y*(100+slowerPercent) {
+			return true
+		}
+	}
+	return false
+}
+
 // settledOn reports whether the shape's last call ran candidate i as
 // the kept one, every candidate tried.
 func (sh *shape) settledOn(i int) bool {
-	return sh.calls > trialCalls*len(sh.cands) && i == sh.best
+	return !sh.trying() && i == sh.best
 }
 
 // timing says that the call about to run, number seq, of bytes in all,
@@ -252,7 +286,7 @@ func (sh *shape) keepFastest() {
 // holds as the table's would.
 func (m *measuring) kept(s situation, name string) (string, bool) {
 	sh := m.shapes[keyOf(s, name)]
-	if sh == nil || sh.calls < trialCalls*len(sh.cands) {
+	if sh == nil || sh.trying() {
 		return "", false
 	}
 	return sh.cands[sh.best], true

@@ -20,21 +20,46 @@ import (
 // The shape's schedule: trialCalls calls of each candidate in turn, then
 // the fastest, with another tried again firstRetrial calls later.
 func TestShapeSchedule(t *testing.T) {
-	sh := &shape{cands: []string{"twophase", "dynamic", "independent"}, perMiB: make([][]int64, 3),
-		gap: firstRetrial, retryAt: 3*trialCalls + firstRetrial}
+	times := map[string]int64{"twophase": 300, "dynamic": 280, "independent": 320}
+	ran := runSchedule(times, 3*trialCalls+firstRetrial+1)
+	require.Equal(t, []string{"twophase", "twophase", "dynamic", "dynamic", "independent", "independent"}, ran[:6])
+	for i, s := range ran[6 : 6+firstRetrial] {
+		require.Equal(t, "twophase", s, "call %d: dynamic is not 10%% faster", 6+i)
+	}
+	require.Equal(t, "dynamic", ran[len(ran)-1], "the retrial tries a candidate that is not kept")
+}
+
+// A candidate whose first call is over slowerPercent slower than another's
+// figure gets no second trial call; one within it does.
+func TestShapeScheduleDropsClearlySlower(t *testing.T) {
 	times := map[string]int64{"twophase": 300, "dynamic": 100, "independent": 200}
+	ran := runSchedule(times, 5+firstRetrial+1)
+	require.Equal(t, []string{"twophase", "twophase", "dynamic", "dynamic", "independent"}, ran[:5],
+		"dynamic is faster: two calls; independent twice as slow as dynamic: one")
+	for i, s := range ran[5 : 5+firstRetrial] {
+		require.Equal(t, "dynamic", s, "call %d", 5+i)
+	}
+	require.Equal(t, "independent", ran[len(ran)-1], "the retrial tries a candidate that is not kept")
+
+	// The table's choice is never cut short: nothing to compare it with.
+	ran = runSchedule(map[string]int64{"twophase": 900, "dynamic": 100}, 4)
+	require.Equal(t, []string{"twophase", "twophase", "dynamic", "dynamic"}, ran)
+}
+
+// runSchedule picks calls of a shape whose candidates each take times[c]
+// per MiB, every call observed before the next pick (as the next call's
+// entry record brings it), and returns the candidates run.
+func runSchedule(times map[string]int64, calls int) []string {
+	cands := []string{"twophase", "dynamic", "independent"}[:len(times)]
+	sh := &shape{cands: cands, perMiB: make([][]int64, len(cands)), gap: firstRetrial}
 	var ran []string
-	for range 3*trialCalls + firstRetrial + 1 {
+	for range calls {
 		i, _ := sh.pick()
 		ran = append(ran, sh.cands[i])
 		sh.perMiB[i] = append(sh.perMiB[i], times[sh.cands[i]])
 		sh.keepFastest()
 	}
-	require.Equal(t, []string{"twophase", "twophase", "dynamic", "dynamic", "independent", "independent"}, ran[:6])
-	for i, s := range ran[6 : 6+firstRetrial] {
-		require.Equal(t, "dynamic", s, "call %d", 6+i)
-	}
-	require.Equal(t, "independent", ran[len(ran)-1], "the retrial tries a candidate that is not kept")
+	return ran
 }
 
 // A candidate replaces the kept one only when switchPercent faster; a
@@ -95,7 +120,8 @@ func TestMeasuredChoiceLeavesSlowTableChoice(t *testing.T) {
 		require.Equal(t, measured[0], measured[r], "rank %d chose otherwise", r)
 		require.Equal(t, "independent", table[r][calls-1])
 	}
-	require.Equal(t, []string{"independent", "independent", "twophase", "twophase", "dynamic", "dynamic"}, measured[0][:6])
+	// (Dynamic's second trial call depends on its first call's time.)
+	require.Equal(t, []string{"independent", "independent", "twophase", "twophase", "dynamic"}, measured[0][:5])
 	require.NotEqual(t, "independent", measured[0][calls-1], "kept the slow choice: %v", measured[0])
 
 	// An explicit hint is obeyed: a forced strategy is never measured,
@@ -105,7 +131,7 @@ func TestMeasuredChoiceLeavesSlowTableChoice(t *testing.T) {
 	enabled, enabledBytes := run(hints.Enable, "romio_cb_write=enable")
 	require.Equal(t, tableBytes, enabledBytes)
 	require.NotContains(t, enabled[0], "independent")
-	require.Equal(t, []string{"twophase", "twophase", "dynamic", "dynamic"}, enabled[0][:4])
+	require.Equal(t, []string{"twophase", "twophase", "dynamic"}, enabled[0][:3])
 }
 
 // Where node clients hold writes back (GlusterFS across nodes), a timed
