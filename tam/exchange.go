@@ -173,9 +173,9 @@ func (r *run) encodeLists() (pieces int64) {
 func (r *run) memberSend(withData bool) error {
 	s := &r.sc
 	pieces := r.encodeLists()
-	to := r.nodeRank[r.bind[r.rank]]
+	to := r.bind[r.rank]
 	done := metrics.Timer(&r.stats.ReqExchange)
-	q1, err := r.node.Issend(s.sizesOut, to, tagSizes)
+	q1, err := r.j.Comm.Issend(s.sizesOut, to, tagSizes)
 	if err != nil {
 		done()
 		return err
@@ -193,7 +193,7 @@ func (r *run) memberSend(withData bool) error {
 			}
 		}
 		s.payOut.B = pay
-		if q2, err = r.node.Issend(pay, to, tagPayload); err != nil {
+		if q2, err = r.j.Comm.Issend(pay, to, tagPayload); err != nil {
 			done()
 			return err
 		}
@@ -224,7 +224,7 @@ func (r *run) localGather(m int, withData bool) error {
 		if !s.active[k] {
 			continue
 		}
-		q, err := r.node.Irecv(s.sizesIn[countsWidth*g*k:countsWidth*g*(k+1)], r.nodeRank[mb], tagSizes)
+		q, err := r.j.Comm.Irecv(s.sizesIn[countsWidth*g*k:countsWidth*g*(k+1)], mb, tagSizes)
 		if err != nil {
 			done()
 			return err
@@ -263,7 +263,7 @@ func (r *run) localGather(m int, withData bool) error {
 		if s.payLen[k] == 0 {
 			continue
 		}
-		q, err := r.node.Irecv(buf[at:at+s.payLen[k]], r.nodeRank[mb], tagPayload)
+		q, err := r.j.Comm.Irecv(buf[at:at+s.payLen[k]], mb, tagPayload)
 		if err != nil {
 			done()
 			return err

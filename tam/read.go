@@ -68,7 +68,7 @@ func (r *run) readRound(m int, st *gState) error {
 			var buf []byte
 			buf, inPlace = r.memberRecvBuf(bytes)
 			var err error
-			if down, err = r.node.Irecv(buf, r.nodeRank[r.bind[r.rank]], tagDown); err != nil {
+			if down, err = r.j.Comm.Irecv(buf, r.bind[r.rank], tagDown); err != nil {
 				return err
 			}
 		}
@@ -322,7 +322,7 @@ func (r *run) localScatter(m int) error {
 			x := lists[j]
 			out = append(out, rd.aggBuf[w.agg][w.at:w.at+x.N]...)
 		}
-		q, err := r.node.Issend(out[start:], r.nodeRank[mb], tagDown)
+		q, err := r.j.Comm.Issend(out[start:], mb, tagDown)
 		if err != nil {
 			return err
 		}

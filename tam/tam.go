@@ -18,14 +18,13 @@
 //
 // # One round of a write
 //
-// Layer 1 (intra-node, on a communicator split by Config.Nodes, so it never
-// leaves the node): each rank that is not a local aggregator and whose
-// access range meets a window of the round sends its local aggregator a
-// fixed-size sizes message (pieces, bytes and list bytes per global
-// aggregator) and then
-// ONE payload message with its (offset, length) lists for all global
-// aggregators followed by their data, both with Issend (synchronous sends,
-// which the paper found best). A rank whose range meets no window of the
+// Layer 1 (intra-node: between ranks of one node of Config.Nodes, on
+// Job.Comm, so no communicator is made per call): each rank that is not a
+// local aggregator and whose access range meets a window of the round
+// sends its local aggregator a fixed-size sizes message (pieces, bytes
+// and list bytes per global aggregator) and then ONE payload message with
+// its (offset, length) lists for all global aggregators followed by their
+// data, both with Issend (synchronous sends, which the paper found best). A rank whose range meets no window of the
 // round sends nothing; the local aggregator knows that from Job.Ranges.
 //
 // The local aggregator heap-merges its members' sorted lists per global
@@ -59,9 +58,10 @@
 //
 // # Messages and memory
 //
-// Point-to-point messages of layer 2 travel on Job.Comm with tags 7101..7103;
-// the communicator must carry no other point-to-point traffic with those
-// tags during the call (collio's file communicator is a private Dup).
+// Point-to-point messages of both layers travel on Job.Comm with tags
+// 7001..7003 (layer 1) and 7101..7103 (layer 2); the communicator must
+// carry no other point-to-point traffic with those tags during the call
+// (collio's file communicator is a private Dup).
 // A rank that is neither a local nor a global aggregator holds, per round,
 // its own pieces' lists and a packed copy of its own data for the round,
 // nothing sized by cb_buffer_size. A local aggregator holds its group's
@@ -82,14 +82,13 @@ import (
 	"fmt"
 
 	"github.com/collio/collio/internal/coll"
-	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/metrics"
 	"github.com/collio/collio/topo"
 	"github.com/collio/collio/twophase"
 )
 
-// Config is the two layers' topology: the nodes (which decide the
-// intra-node communicator) and the local aggregators with each rank's
+// Config is the two layers' topology: the nodes (which decide who
+// exchanges within a node) and the local aggregators with each rank's
 // binding, and the global layer's file domains. Every rank must pass the
 // same Config.
 type Config struct {
@@ -133,7 +132,6 @@ func Write(j *coll.Job, cfg Config) error {
 	if err != nil || r == nil {
 		return err
 	}
-	defer r.close()
 	return r.write()
 }
 
@@ -148,12 +146,10 @@ func Read(j *coll.Job, cfg Config) (int64, error) {
 	if err != nil || r == nil {
 		return 0, err
 	}
-	defer r.close()
 	return r.read()
 }
 
-// Message tags. Layer 1 uses the node communicator (private to the call),
-// layer 2 the Job's communicator.
+// Message tags, all on the Job's communicator.
 const (
 	tagSizes   = 7001 // member -> local aggregator: counts per global aggregator
 	tagPayload = 7002 // member -> local aggregator: lists (+ data for writes)
@@ -181,11 +177,9 @@ type run struct {
 	window func(i, m int) coll.Range
 
 	// The local layer.
-	node      comm.Comm // this rank's node, ranks ordered as world ranks
-	nodeRank  []int     // nodeRank[world rank] = its rank in its node communicator
-	bind      []int     // bind[rank] = its local aggregator
-	locals    []int     // local aggregators, ascending
-	localIdx  []int     // localIdx[rank] = index in locals, or -1
+	bind      []int // bind[rank] = its local aggregator
+	locals    []int // local aggregators, ascending
+	localIdx  []int // localIdx[rank] = index in locals, or -1
 	groupSpan []coll.Range
 	members   []int // on a local aggregator: its group, ascending, itself included
 
@@ -241,20 +235,9 @@ func newRun(j *coll.Job, cfg Config) (*run, error) {
 	r.stats.Aggregators = len(r.aggs)
 	r.stats.Aggregator = r.gIndex >= 0
 	r.local(cfg)
-	node, err := j.Comm.Split(cfg.Nodes.Of[r.rank], r.rank)
-	if err != nil {
-		return nil, err
-	}
-	r.node = node
 	r.sl, r.contig = coll.NewSlicer(j.Access), j.Access.MemContiguous()
 	r.initScratch()
 	return r, nil
-}
-
-func (r *run) close() {
-	if r.node != nil {
-		r.node.Free()
-	}
 }
 
 func checkConfig(cfg Config, n int) error {
@@ -291,12 +274,6 @@ func (r *run) plan() {
 func (r *run) local(cfg Config) {
 	n := r.size
 	r.bind = cfg.Local.Bind
-	r.nodeRank = make([]int, n)
-	perNode := make([]int, cfg.Nodes.Count())
-	for rk, k := range cfg.Nodes.Of {
-		r.nodeRank[rk] = perNode[k]
-		perNode[k]++
-	}
 	r.localIdx = make([]int, n)
 	for rk := range r.localIdx {
 		r.localIdx[rk] = -1

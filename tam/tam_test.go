@@ -37,6 +37,7 @@ type setup struct {
 	perNode     int    // local aggregators per node (<= 0: default)
 	old         []byte // what the file holds before the write
 	chunk       int64  // Job.WindowChunk (0: the default)
+	noSplit     bool   // TAM's Job.Comm refuses to make communicators
 }
 
 // runTAM writes every rank's access with tam.Write on an in-memory world,
@@ -54,7 +55,11 @@ func runTAM(s setup) ([]byte, []metrics.Call, []Report, error) {
 		cfg.Report = &reps[r]
 		a := s.cases[r].Access
 		a.Buf = append([]byte(nil), s.cases[r].Data...)
-		j := s.job(c, f, rg, a, &stats[r])
+		jc := c
+		if s.noSplit {
+			jc = noSplitComm{c}
+		}
+		j := s.job(jc, f, rg, a, &stats[r])
 		if err := Write(j, cfg); err != nil {
 			return err
 		}
@@ -169,6 +174,24 @@ func spreadAggs(np, naggs int) []int {
 	}
 	return aggs
 }
+
+// A call makes no communicator: MPI_Comm_split is collective, a step per
+// call across nodes before any data moves.
+func TestNoCommunicatorPerCall(t *testing.T) {
+	s := setup{cases: subarrayCases(6), aggs: spreadAggs(6, 2), buf: 64, nodeSize: 3, perNode: 1, noSplit: true}
+	require.NoError(t, check(s))
+}
+
+// noSplitComm fails every call that would make a communicator.
+type noSplitComm struct{ comm.Comm }
+
+func (noSplitComm) Split(int, int) (comm.Comm, error) {
+	return nil, errors.New("Split in a collective call")
+}
+func (noSplitComm) SplitNode() (comm.Comm, error) {
+	return nil, errors.New("SplitNode in a collective call")
+}
+func (noSplitComm) Dup() (comm.Comm, error) { return nil, errors.New("Dup in a collective call") }
 
 func TestSubarrayBlocks(t *testing.T) {
 	for _, np := range []int{1, 3, 4, 6} {
