@@ -24,8 +24,9 @@
 // sends its local aggregator a fixed-size sizes message (pieces, bytes
 // and list bytes per global aggregator) and then ONE payload message with
 // its (offset, length) lists for all global aggregators followed by their
-// data, both with Issend (synchronous sends, which the paper found best). A rank whose range meets no window of the
-// round sends nothing; the local aggregator knows that from Job.Ranges.
+// data, both with Issend (synchronous sends, which the paper found best).
+// A rank whose range meets no window of the round sends nothing; the local
+// aggregator knows that from Job.Ranges.
 //
 // The local aggregator heap-merges its members' sorted lists per global
 // aggregator and coalesces: pieces that touch or overlap in the file become
