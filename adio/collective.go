@@ -88,6 +88,13 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 			return 0, err
 		}
 	}
+	if f.pub.pending {
+		// A call over the pending writes' bytes needs their syncs now, on
+		// every rank that owes one (every rank knows the ranges alike).
+		if span, ok := coll.Span(c.ranges); ok && span.Start < f.pub.span.End && f.pub.span.Start < span.End {
+			f.kickPublication()
+		}
+	}
 	// Every rank evaluates the table on the same inputs: no agreement needed.
 	sit := situation{write: write, ranges: c.ranges, nodes: f.nodes.Count(), striped: f.striped(), sieve: f.sieves(write), bytes: c.bytes, pieces: c.pieces}
 	name, reason, err := chooseStrategy(&f.cfg, sit)
@@ -146,17 +153,24 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 	} else if deferSync {
 		stopAgree := metrics.Timer(&f.last.Agree)
 		mine := f.publishes()
-		all, err := f.agreeRecord(op, err, []uint64{flag(mine)})
+		all, err := f.agreeRecord(op, err, []uint64{flag(mine), flag(f.pub.readBack)})
 		stopAgree()
 		if err != nil {
 			return 0, err
 		}
-		started := int64(0)
-		for _, w := range all {
-			started += int64(w)
+		started, readBack := int64(0), false
+		for r := 0; r < len(all); r += 2 {
+			started += int64(all[r])
+			readBack = readBack || all[r+1] != 0
 		}
 		span, _ := coll.Span(c.ranges)
 		f.startPublication(f.seq, span, mine, started)
+		if readBack {
+			// A rank read its bytes back before the others had synced
+			// them and waited for their delayed syncs: every rank syncs
+			// at the end of each later write instead.
+			f.pub.off = "a rank read back bytes of a collective write before every rank had synced them"
+		}
 	} else {
 		stopAgree := metrics.Timer(&f.last.Agree)
 		err = f.agree(op, err)

@@ -134,7 +134,8 @@ func TestMeasuredChoiceLeavesSlowTableChoice(t *testing.T) {
 	require.Equal(t, []string{"twophase", "twophase", "dynamic"}, enabled[0][:3])
 }
 
-// Where node clients hold writes back (GlusterFS across nodes), a timed
+// Where node clients hold writes back (GlusterFS across nodes) and writes
+// sync before they return (collio_deferred_sync=disable), a timed
 // independent write syncs before its time is taken, as the aggregating
 // candidates' writes do for read-back; the calls that repeat the kept
 // choice without agreement, and files whose node caches are coherent, do
@@ -143,7 +144,7 @@ func TestTimedIndependentWriteSyncsWhereClientsHoldWritesBack(t *testing.T) {
 	const calls, records, slow = 24, 8, 30 * time.Millisecond
 	for _, nodeCaches := range []bool{true, false} {
 		path := "faulty:" + tempPath(t, fmt.Sprint("wb", nodeCaches))
-		h := map[string]string{"collio_fault": "slow=sync:" + slow.String(), hints.CollioMeasure: hints.Enable}
+		h := map[string]string{"collio_fault": "slow=sync:" + slow.String(), hints.CollioMeasure: hints.Enable, hints.CollioDeferredSync: hints.Disable}
 		var timed, repeated atomic.Int32
 		writeRecords(t, path, h, calls, records, func(f *File) { f.nodeCaches = nodeCaches }, func(_, i int, last metrics.Call) error {
 			if last.Strategy != hints.StrategyIndependent {

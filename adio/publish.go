@@ -2,6 +2,7 @@ package adio
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -74,9 +75,13 @@ type publishing struct {
 	pending bool
 	span    coll.Range
 	seq     int64
-	// own is this rank's last background sync, nil if it started none
-	// since it settled; each waits for the one before.
-	own chan error
+	// sync is this rank's delayed sync of its pending writes, nil if it
+	// started none since it settled.
+	sync *delayedSync
+	// readBack: an independent access of this rank waited for other
+	// ranks' syncs since the last deferred write; the next one's
+	// agreement tells every rank.
+	readBack bool
 	// waited is how long settling waited since the current collective
 	// call began (takeWaited at its start and end), for its report.
 	waited time.Duration
@@ -171,24 +176,93 @@ func (f *File) startPublication(seq int64, span coll.Range, mine bool, started i
 	if !mine {
 		return
 	}
-	file, board, rank, prev := f.f, p.board, int64(f.rank()), p.own
-	done := make(chan error, 1)
-	p.own = done
-	go func() {
-		if prev != nil {
-			if err := <-prev; err != nil {
-				done <- err // the board holds the failure already
-				return
-			}
+	file, board, rank, prev := f.f, p.board, int64(f.rank()), p.sync
+	s := &delayedSync{kick: make(chan struct{}), superseded: make(chan struct{}), done: make(chan syncOutcome, 1)}
+	p.sync = s
+	if prev != nil {
+		close(prev.superseded)
+	}
+	go s.run(file, board, rank, prev, publishDelay)
+}
+
+// publishDelay is how long a rank's sync of a deferred write waits before
+// it starts on its own: for a later write, whose sync then covers both,
+// or for a call that needs it, which starts it at once. A sync that ran
+// while the next calls' writes went on made those writes wait for it
+// (GlusterFS's client orders them behind it); a write phase of calls less
+// than this apart syncs once, when the first call over its bytes comes or
+// the phase has ended. It also bounds how long an independent access waits
+// for another rank's sync.
+var publishDelay = 200 * time.Millisecond
+
+// delayedSync is one rank's sync of the writes it has pending. Only the
+// file's goroutine kicks it; run's goroutine sends the outcome once.
+type delayedSync struct {
+	kick, superseded chan struct{}
+	kicked           bool
+	done             chan syncOutcome
+}
+
+// syncOutcome is how a delayedSync ended: synced (err its failure or the
+// board's), or superseded before it began, owing its writes' count to the
+// next one.
+type syncOutcome struct {
+	synced bool
+	owed   int64
+	err    error
+}
+
+// run syncs the file after delay, or at once when kicked, and adds to the
+// board one for each write it covers (or stores its failure there). A
+// later write's delayedSync supersedes one still waiting: that one stops
+// and the later covers its writes.
+func (s *delayedSync) run(file driver.File, board *keptBoard, rank int64, prev *delayedSync, delay time.Duration) {
+	writes := int64(1)
+	if prev != nil {
+		o := <-prev.done
+		if o.err != nil {
+			s.done <- o // the board holds the failure already
+			return
 		}
-		err := file.Sync()
-		if err != nil {
-			_ = board.Set(poisonOf(rank))
-		} else {
-			_, err = board.Add(1)
+		if !o.synced {
+			writes += o.owed
 		}
-		done <- err
-	}()
+	}
+	t := time.NewTimer(delay)
+	defer t.Stop()
+	select {
+	case <-s.kick:
+	case <-t.C:
+	case <-s.superseded:
+		select {
+		case <-s.kick: // kicked too: a call waits for it
+		default:
+			s.done <- syncOutcome{owed: writes}
+			return
+		}
+	}
+	err := file.Sync()
+	if err != nil {
+		_ = board.Set(poisonOf(rank))
+	} else {
+		_, err = board.Add(writes)
+	}
+	s.done <- syncOutcome{synced: true, err: err}
+}
+
+// kickPublication starts this rank's delayed sync now.
+func (f *File) kickPublication() {
+	if s := f.pub.sync; s != nil && !s.kicked {
+		s.kicked = true
+		close(s.kick)
+	}
+}
+
+// soloOp reports whether op is an operation of one rank (an independent
+// transfer, a size query): the other ranks may not be in a call that
+// starts their syncs.
+func soloOp(op string) bool {
+	return !strings.HasSuffix(op, "_all") && !settlesAt(op) && op != "close"
 }
 
 // publishes reports whether this rank syncs after a deferred write: it
@@ -212,11 +286,19 @@ func (f *File) settle(op string) error {
 	p.pending = false
 	defer metrics.Timer(&p.waited)()
 	var own error
-	if p.own != nil {
-		own = <-p.own
-		p.own = nil
+	if p.sync != nil {
+		f.kickPublication()
+		o := <-p.sync.done
+		own = o.err
+		p.sync = nil
 	}
+	began := time.Now()
 	failed, err := f.waitBoard(op)
+	if soloOp(op) && time.Since(began) > publishDelay/2 {
+		// Other ranks' syncs had not started: this rank read back (or
+		// rewrote) its bytes while they went on with other things.
+		p.readBack = true
+	}
 	if err != nil {
 		p.board.failed = true
 		return f.wrap(err, op)

@@ -190,6 +190,97 @@ func TestDeferredPublicationWaitsWhereItMeets(t *testing.T) {
 	require.NotZero(t, settled.Load(), "no aggregator of the rewrite settled")
 }
 
+// Back-to-back deferred writes sync nothing while they go on: each
+// rank's delayed sync is taken over by the next write's, and the first
+// call over their bytes (a collective read here) starts them all, once per
+// rank, and sees every byte.
+func TestDeferredWritesSyncOnceWhenNeeded(t *testing.T) {
+	defer func(d time.Duration) { publishDelay = d }(publishDelay)
+	publishDelay = time.Hour // only a call over the bytes starts the syncs
+	const n = 64
+	path := "faulty:" + tempPath(t, "pubonce")
+	world(t, 4, func(c comm.Comm) error {
+		r := c.Rank()
+		// A second sync on a rank before close would fail.
+		f, err := openNodeCaches(c, path, map[string]string{"collio_fault": "eio_call=sync:2", hints.CollioDeferredSync: hints.Enable})
+		if err != nil {
+			return err
+		}
+		for call := range 3 {
+			if _, err := f.WriteAtAll(Bytes(rankData(r+4*call, n)), int64(call*n)); err != nil {
+				return fmt.Errorf("write %d: %w", call, err)
+			}
+		}
+		if v, err := f.pub.board.Add(0); err != nil || v != 0 {
+			return fmt.Errorf("after 3 writes the board holds %d (%v): a sync ran during the writes", v, err)
+		}
+		back := make([]byte, 3*n)
+		if _, err := f.ReadAtAll(Bytes(back), 0); err != nil {
+			return fmt.Errorf("the read over the writes: %w", err)
+		}
+		if want := append(append(rankData(r, n), rankData(r+4, n)...), rankData(r+8, n)...); !bytes.Equal(back, want) {
+			return fmt.Errorf("read back other bytes")
+		}
+		if v, _ := f.pub.board.Add(0); v != f.pub.board.target || v != 3*4 {
+			return fmt.Errorf("after the read the board holds %d, target %d, want 12", v, f.pub.board.target)
+		}
+		if f.pub.off != "" {
+			return fmt.Errorf("the file stopped deferring: %s", f.pub.off)
+		}
+		f.pub.board.failed = false
+		_ = f.Close() // its own sync is the second: the fault rule fails it
+		return nil
+	})
+}
+
+// A rank that reads back its bytes alone, while the other ranks' syncs
+// still wait for their delay, waits for them; the next deferred write's
+// agreement then makes every rank sync at the end of each write, so that
+// such a program waits for no delay again.
+func TestReadBackAloneStopsDeferring(t *testing.T) {
+	defer func(d time.Duration) { publishDelay = d }(publishDelay)
+	publishDelay = 300 * time.Millisecond
+	const n = 64
+	path := "faulty:" + tempPath(t, "pubalone")
+	world(t, 4, func(c comm.Comm) error {
+		r := c.Rank()
+		f, err := openNodeCaches(c, path, map[string]string{hints.CollioDeferredSync: hints.Enable})
+		if err != nil {
+			return err
+		}
+		data := rankData(r, n)
+		if _, err := f.WriteAtAll(Bytes(data), 0); err != nil {
+			return err
+		}
+		if r == 0 {
+			back := make([]byte, n)
+			began := time.Now()
+			if _, err := f.ReadAt(Bytes(back), 0); err != nil {
+				return err
+			}
+			if waited := time.Since(began); waited < publishDelay/2 {
+				return fmt.Errorf("the read back waited %v: the others' syncs were not delayed", waited)
+			}
+			if !bytes.Equal(back, data) {
+				return fmt.Errorf("read back other bytes")
+			}
+		}
+		if _, err := f.WriteAtAll(Bytes(rankData(r+4, n)), int64(4*n)); err != nil {
+			return err
+		}
+		if f.pub.off == "" {
+			return fmt.Errorf("rank %d still defers after rank 0 read back alone", r)
+		}
+		if _, err := f.WriteAtAll(Bytes(rankData(r+8, n)), int64(8*n)); err != nil {
+			return err
+		}
+		if f.last.Publish == 0 {
+			return fmt.Errorf("rank %d: the write after that did not sync before it returned", r)
+		}
+		return f.Close()
+	})
+}
+
 // Under the E10 cache where node clients cache (GlusterFS across nodes),
 // a copy that has landed is not yet seen by another node: a collective
 // read over it makes the copying rank sync the global file first, and

@@ -117,14 +117,16 @@ rm -rf "$d"
 # and OMPIO returned old bytes in most reads on GlusterFS).
 mpicc -O2 -o "$work/readback" testdata/cluster/readback.c || fail "compile readback"
 d=$(mktemp -d "$gluster/readback.XXXXXX")
-if out=$(STRICT=1 timeout -k 5 60 "$vc" mpirun -np 4 -x STRICT -x LD_PRELOAD="$prefix/lib/libcollio.so" "$work/readback" "$d/rb.dat" 20 2>&1); then
+# With every write syncing before it returns (collio_deferred_sync=disable).
+echo "collio_deferred_sync disable" >"$work/inline.hints"
+if out=$(STRICT=1 ROMIO_HINTS="$work/inline.hints" timeout -k 5 60 "$vc" mpirun -np 4 -x STRICT -x ROMIO_HINTS -x LD_PRELOAD="$prefix/lib/libcollio.so" "$work/readback" "$d/rb.dat" 20 2>&1); then
 	host=$(timeout -k 5 60 "$vc" mpirun -np 4 --mca io romio321 "$work/readback" "$d/host.dat" 20 2>&1 | grep '^readback:' || true)
-	echo "ok   readback: ${out#readback: } with collio; romio321: ${host#readback: }"
+	echo "ok   readback with collio_deferred_sync=disable: ${out#readback: } with collio; romio321: ${host#readback: }"
 else
 	echo "$out"
-	fail "readback: with collio an independent read after a collective write returned old bytes, on $gluster"
+	fail "readback: with collio_deferred_sync=disable an independent read after a collective write returned old bytes, on $gluster"
 fi
-# The same with the aggregators' syncs in the background (collio_deferred_sync).
+# The same with the aggregators' syncs deferred (the default).
 echo "collio_deferred_sync enable" >"$work/deferred.hints"
 if out=$(STRICT=1 ROMIO_HINTS="$work/deferred.hints" timeout -k 5 60 "$vc" mpirun -np 4 -x STRICT -x ROMIO_HINTS -x LD_PRELOAD="$prefix/lib/libcollio.so" "$work/readback" "$d/rbd.dat" 20 2>&1); then
 	echo "ok   readback with collio_deferred_sync=enable: ${out#readback: }"
@@ -132,9 +134,9 @@ else
 	echo "$out"
 	fail "readback: with collio_deferred_sync=enable an independent read after a collective write returned old bytes, on $gluster"
 fi
-# Tiles written one after another (with the syncs in the background, no
-# write waits for the syncs of the ones before), then read back last
-# first, over old bytes each node's client holds.
+# Tiles written one after another (with the syncs deferred, no write
+# syncs; the first read starts them), then read back last first, over
+# old bytes each node's client holds.
 if out=$(STRICT=1 ROMIO_HINTS="$work/deferred.hints" timeout -k 5 60 "$vc" mpirun -np 4 -x STRICT -x ROMIO_HINTS -x LD_PRELOAD="$prefix/lib/libcollio.so" "$work/readback" "$d/rbt.dat" 20 tiles 2>&1); then
 	host=$(timeout -k 5 60 "$vc" mpirun -np 4 --mca io romio321 "$work/readback" "$d/hostt.dat" 20 tiles 2>&1 | grep '^readback:' || true)
 	echo "ok   readback of tiles with collio_deferred_sync=enable: ${out#readback: } with collio; romio321: ${host#readback: }"
