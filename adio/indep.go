@@ -174,7 +174,7 @@ func (f *File) writeAt(op string, v View, a Access, off int64, alone bool) (int6
 	if a.Size() == 0 {
 		return 0, nil
 	}
-	if err := f.settle(op); err != nil {
+	if err := f.settleFor(op, v, a, off); err != nil {
 		return 0, err
 	}
 	if err := f.ensureOpen(op); err != nil {
@@ -223,7 +223,7 @@ func (f *File) readAt(op string, v View, a Access, off int64) (int64, error) {
 	if a.Size() == 0 {
 		return 0, nil
 	}
-	if err := f.settle(op); err != nil {
+	if err := f.settleFor(op, v, a, off); err != nil {
 		return 0, err
 	}
 	if err := f.ensureOpen(op); err != nil {

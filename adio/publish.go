@@ -315,6 +315,23 @@ func (f *File) settle(op string) error {
 	return f.wrap(f.dropNodeCache(p.span.Start, p.span.End), op)
 }
 
+// settleFor settles before a transfer of a at off through v where it
+// meets the pending writes' span. One elsewhere in the file goes ahead: it
+// can neither see nor overtake bytes still to be synced (PnetCDF rewrites
+// its header after each record write; a rank reads its inputs while its
+// output's syncs wait).
+func (f *File) settleFor(op string, v View, a Access, off int64) error {
+	p := &f.pub
+	if !p.pending {
+		return nil
+	}
+	start, end, err := fileRange(v, off*v.Etype.Size(), a.Size())
+	if err == nil && (p.span.Empty() || end <= p.span.Start || start >= p.span.End) {
+		return nil
+	}
+	return f.settle(op)
+}
+
 // waitBoard waits until the board reaches its target (failed -1) or
 // holds a failure (failed: the rank), within the file's collective
 // timeout.

@@ -233,6 +233,44 @@ func TestDeferredWritesSyncOnceWhenNeeded(t *testing.T) {
 	})
 }
 
+// An independent transfer elsewhere in the file than the pending writes
+// (PnetCDF's header update after a record write) goes ahead without
+// waiting for their syncs; one over their bytes waits.
+func TestIndependentElsewhereDoesNotSettle(t *testing.T) {
+	defer func(d time.Duration) { publishDelay = d }(publishDelay)
+	publishDelay = time.Hour // no sync starts on its own
+	const n = 64
+	path := "faulty:" + tempPath(t, "pubelse")
+	world(t, 4, func(c comm.Comm) error {
+		r := c.Rank()
+		f, err := openNodeCaches(c, path, map[string]string{hints.CollioDeferredSync: hints.Enable})
+		if err != nil {
+			return err
+		}
+		if _, err := f.WriteAtAll(Bytes(rankData(r, n)), int64(n)); err != nil {
+			return err
+		}
+		span := f.pub.span // the tiles of data positions n to 2n
+		if r == 0 {
+			// The view's first tile lies before the write's bytes.
+			if _, err := f.WriteAt(Bytes(rankData(9, 4)), 0); err != nil {
+				return err
+			}
+			if !f.pub.pending {
+				return fmt.Errorf("a write before the pending span %v settled", span)
+			}
+		}
+		back := make([]byte, n)
+		if _, err := f.ReadAtAll(Bytes(back), int64(n)); err != nil {
+			return err
+		}
+		if !bytes.Equal(back, rankData(r, n)) {
+			return fmt.Errorf("read back other bytes")
+		}
+		return f.Close()
+	})
+}
+
 // A rank that reads back its bytes alone, while the other ranks' syncs
 // still wait for their delay, waits for them; the next deferred write's
 // agreement then makes every rank sync at the end of each write, so that
