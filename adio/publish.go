@@ -20,11 +20,12 @@ import (
 // one process), so those bytes must reach the servers before that rank
 // touches the file again. Syncing at the end of every call put that
 // transfer on the call's critical path. Instead every rank that wrote
-// syncs in the background after the call's agreement, and each rank
-// settles, waiting for every rank's sync, before it touches those bytes
-// again: in a collective call where its strategy reads or writes them,
-// at its next independent transfer, size query, nonblocking call, sync,
-// set_size, preallocate, seek_shared or close.
+// syncs later, in the background (delayedSync): when a collective call
+// meets the pending bytes, or publishDelay after its last deferred write;
+// and each rank settles, waiting for every rank's sync, before it touches
+// those bytes again: in a collective call where its strategy reads or
+// writes them, at an independent transfer over them, size query,
+// nonblocking call, sync, set_size, preallocate, seek_shared or close.
 //
 // A collective call settles only where the rank's strategy touches the
 // pending writes' span (settlingFile): a call's exchange overlaps the
@@ -35,10 +36,11 @@ import (
 //
 // A rank learns that every sync is done from a board, a comm.Counter
 // (served over TCP by rank 0 across nodes, no MPI call behind it, so the
-// background goroutine may use it) to which each rank adds 1 when its sync
-// is done, or stores a failure naming the rank when it failed. The write's closing agreement
-// tells every rank how many syncs started, so every rank knows the value
-// the board reaches once all are done.
+// background goroutine may use it) to which each rank adds 1 for each
+// write its sync covers, or stores a failure naming the rank when it
+// failed. The write's closing agreement tells every rank how many ranks
+// owe a sync of it, so every rank knows the value the board reaches once
+// all are done.
 
 // boardSlot is the board's value beside the shared file pointer's.
 const boardSlot = 1
