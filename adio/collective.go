@@ -109,6 +109,9 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 	timed := monotonic()
 	f.last.Strategy, f.last.Reason = name, reason
 	c.aggs = c.aggregators(name)
+	if k := sh.aggregators(cand); k > 0 && k < len(c.aggs) {
+		c.aggs = c.aggs[:k] // a candidate on fewer aggregators
+	}
 	c.deferred = name == hints.StrategyIndependent && f.defersAgreement() && !f.cached
 	// A trial of independent I/O is no pattern to repeat without
 	// agreement: the next calls try the other candidates.
@@ -127,11 +130,12 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 	if write {
 		err = s.write(c)
 		// A timed independent write also syncs where a node's client
-		// holds writes back: its write calls return before the data left
-		// the node, and the aggregating candidates' times include their
-		// sync, so it would look faster than it is and be kept where it
-		// is slower. With their syncs in the background, neither syncs.
-		timedWriteBehind := sh != nil && name == hints.StrategyIndependent && f.nodeCaches && !f.defersPublication()
+		// holds writes back: its many small writes return before the data
+		// left the node and slow the calls after it, so it would look
+		// faster than it is and be kept where it is slower. (The
+		// aggregating candidates' syncs, when deferred, cover a few large
+		// writes per node.)
+		timedWriteBehind := sh != nil && name == hints.StrategyIndependent && f.nodeCaches
 		if err == nil && (publish && !deferSync || timedWriteBehind) {
 			stop := metrics.Timer(&f.last.Publish)
 			err = f.flushNodeCache()

@@ -3,6 +3,7 @@ package adio
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 	"strings"
 
 	"github.com/collio/collio/hints"
@@ -21,6 +22,10 @@ import (
 // trying what is clearly slower), the fastest is kept, and another
 // candidate runs again now and then (firstRetrial calls later, then twice
 // as far up to lastRetrial).
+//
+// On several nodes the candidates include two-phase with half of its
+// aggregators (one per node by default): how many aggregators fill the
+// path to the servers depends on the links, which no rule sees either.
 //
 // Every rank makes the same choice: a rank sends how long its previous
 // agreed call took in the next call's entry record, and every rank takes
@@ -55,6 +60,9 @@ type shapeKey struct {
 // shape is what was measured of one shape's calls.
 type shape struct {
 	cands []string // the table's choice first
+	// aggs is, per candidate, how many of the call's aggregators it runs
+	// on (0: all of them).
+	aggs []int
 	// perMiB holds, per candidate, the nanoseconds per MiB of its last
 	// keptSamples timed calls, oldest first.
 	perMiB [][]int64
@@ -108,8 +116,9 @@ func (f *File) measures(s situation) bool {
 }
 
 // candidates lists the strategies the measured choice times for a shape
-// the table gives to name, name first; made once per shape.
-func (f *File) candidates(s situation, name string) []string {
+// the table gives to name, name first, and per candidate how many
+// aggregators it runs on (0: all the call has); made once per shape.
+func (f *File) candidates(s situation, name string) ([]string, []int) {
 	pool := []string{hints.StrategyTwoPhase}
 	switch {
 	case s.nodes > 1 && len(s.ranges) > s.nodes:
@@ -128,7 +137,60 @@ func (f *File) candidates(s situation, name string) []string {
 			cands = append(cands, p)
 		}
 	}
-	return cands
+	aggs := make([]int, len(cands))
+	if k := f.fewerAggregators(s); k > 0 {
+		if i := slices.Index(cands, hints.StrategyTwoPhase); i >= 0 {
+			cands = slices.Insert(cands, i+1, hints.StrategyTwoPhase)
+			aggs = slices.Insert(aggs, i+1, k)
+		}
+	}
+	return cands, aggs
+}
+
+// fewerAggregators is how many aggregators the second two-phase candidate
+// runs on: half of one per node, where collio picks them on several nodes
+// without striping, the volume rule does not already thin them, and each
+// aggregator would write less than fewerAggregatorsBelow in the call (0:
+// no such candidate). Larger shares already keep a node's link busy, and
+// fewer aggregators then only leave links idle. The file's aggregators
+// are ordered node round-robin, so the first k are on k nodes.
+func (f *File) fewerAggregators(s situation) int {
+	n := int64(len(f.aggs))
+	if s.nodes < 2 || s.striped || !f.autoAggregators() || f.cfg.bytesPerAgg > 0 || n < 2 || s.bytes >= n*fewerAggregatorsBelow {
+		return 0
+	}
+	return int(n+1) / 2
+}
+
+// fewerAggregatorsBelow is the share of a call per aggregator under which
+// two-phase on half of the aggregators is a candidate.
+const fewerAggregatorsBelow = 256 << 10
+
+// label names candidate i in reasons: its strategy, and its aggregators
+// where it runs on fewer than the call has.
+func (sh *shape) label(i int) string {
+	if sh.aggs != nil && sh.aggs[i] > 0 {
+		return fmt.Sprintf("%s on %d aggregators", sh.cands[i], sh.aggs[i])
+	}
+	return sh.cands[i]
+}
+
+// labels lists every candidate's label.
+func (sh *shape) labels() string {
+	l := make([]string, len(sh.cands))
+	for i := range l {
+		l[i] = sh.label(i)
+	}
+	return strings.Join(l, ", ")
+}
+
+// aggregators is how many aggregators candidate i runs on (0: all the
+// call has, also for a nil shape).
+func (sh *shape) aggregators(i int) int {
+	if sh == nil || sh.aggs == nil {
+		return 0
+	}
+	return sh.aggs[i]
 }
 
 // keyOf is the shape of a call the table gave to name.
@@ -157,8 +219,8 @@ func (f *File) measuredChoice(s situation, name, reason string) (string, string,
 		if m.shapes == nil {
 			m.shapes = make(map[shapeKey]*shape)
 		}
-		cands := f.candidates(s, name)
-		sh = &shape{cands: cands, perMiB: make([][]int64, len(cands)), gap: firstRetrial}
+		cands, aggs := f.candidates(s, name)
+		sh = &shape{cands: cands, aggs: aggs, perMiB: make([][]int64, len(cands)), gap: firstRetrial}
 		m.shapes[key] = sh
 	}
 	if len(sh.cands) < 2 {
@@ -178,7 +240,7 @@ func (sh *shape) pick() (int, string) {
 		}
 		if sh.trying() {
 			sh.given++
-			return sh.trial, fmt.Sprintf("trying %s (up to %d timed calls of each of %s)", sh.cands[sh.trial], trialCalls, strings.Join(sh.cands, ", "))
+			return sh.trial, fmt.Sprintf("trying %s (up to %d timed calls of each of %s)", sh.label(sh.trial), trialCalls, sh.labels())
 		}
 		sh.retryAt = n + firstRetrial
 	}
@@ -189,9 +251,9 @@ func (sh *shape) pick() (int, string) {
 			sh.next = (sh.next + 1) % len(sh.cands)
 		}
 		sh.retryAt, sh.gap = n+sh.gap, min(2*sh.gap, lastRetrial)
-		return sh.next, fmt.Sprintf("trying %s again (now and then, against %s)", sh.cands[sh.next], sh.cands[sh.best])
+		return sh.next, fmt.Sprintf("trying %s again (now and then, against %s)", sh.label(sh.next), sh.label(sh.best))
 	}
-	return sh.best, fmt.Sprintf("%s, the fastest of %s on this shape's timed calls", sh.cands[sh.best], strings.Join(sh.cands, ", "))
+	return sh.best, fmt.Sprintf("%s, the fastest of %s on this shape's timed calls", sh.label(sh.best), sh.labels())
 }
 
 // trying reports whether some candidate has not had its trial calls.

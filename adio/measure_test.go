@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/collio/collio/hints"
+	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/layout"
 	"github.com/collio/collio/metrics"
@@ -134,17 +135,20 @@ func TestMeasuredChoiceLeavesSlowTableChoice(t *testing.T) {
 	require.Equal(t, []string{"twophase", "twophase", "dynamic"}, enabled[0][:3])
 }
 
-// Where node clients hold writes back (GlusterFS across nodes) and writes
-// sync before they return (collio_deferred_sync=disable), a timed
-// independent write syncs before its time is taken, as the aggregating
-// candidates' writes do for read-back; the calls that repeat the kept
-// choice without agreement, and files whose node caches are coherent, do
-// not sync.
+// Where node clients hold writes back (GlusterFS across nodes), a timed
+// independent write syncs before its time is taken, whether the
+// aggregating candidates' syncs are deferred or not; the calls that
+// repeat the kept choice without agreement, and files whose node caches
+// are coherent, do not sync.
 func TestTimedIndependentWriteSyncsWhereClientsHoldWritesBack(t *testing.T) {
 	const calls, records, slow = 24, 8, 30 * time.Millisecond
-	for _, nodeCaches := range []bool{true, false} {
-		path := "faulty:" + tempPath(t, fmt.Sprint("wb", nodeCaches))
-		h := map[string]string{"collio_fault": "slow=sync:" + slow.String(), hints.CollioMeasure: hints.Enable, hints.CollioDeferredSync: hints.Disable}
+	for _, tc := range []struct {
+		nodeCaches bool
+		deferred   string
+	}{{true, hints.Disable}, {true, hints.Enable}, {false, hints.Disable}} {
+		nodeCaches := tc.nodeCaches
+		path := "faulty:" + tempPath(t, fmt.Sprint("wb", nodeCaches, tc.deferred))
+		h := map[string]string{"collio_fault": "slow=sync:" + slow.String(), hints.CollioMeasure: hints.Enable, hints.CollioDeferredSync: tc.deferred}
 		var timed, repeated atomic.Int32
 		writeRecords(t, path, h, calls, records, func(f *File) { f.nodeCaches = nodeCaches }, func(_, i int, last metrics.Call) error {
 			if last.Strategy != hints.StrategyIndependent {
@@ -199,4 +203,86 @@ func writeRecords(t *testing.T, path string, h map[string]string, calls, records
 		}
 		return f.Close()
 	})
+}
+
+// On several nodes with automatic aggregators, two-phase is also tried on
+// half of its aggregators; not where a hint names them, on one node, on a
+// striped file system, or where the volume rule thins them already.
+func TestCandidatesWithFewerAggregators(t *testing.T) {
+	ranges := make([]coll.Range, 8)
+	for r := range ranges {
+		ranges[r] = coll.Range{Start: int64(r), End: int64(r) + 16} // interleaved
+	}
+	base := situation{write: true, ranges: ranges, nodes: 4, bytes: 256 << 10, pieces: 64}
+	file := func(mod func(f *File)) *File {
+		f := &File{aggs: []int{0, 2, 4, 6}}
+		f.cfg.autoAggregators = true
+		f.cfg.cb = [2]string{hints.Automatic, hints.Automatic}
+		if mod != nil {
+			mod(f)
+		}
+		return f
+	}
+	cands, aggs := file(nil).candidates(base, hints.StrategyTwoPhase)
+	require.Equal(t, []string{"twophase", "twophase", "tam", "independent"}, cands)
+	require.Equal(t, []int{0, 2, 0, 0}, aggs)
+	sh := &shape{cands: cands, aggs: aggs}
+	require.Equal(t, "twophase, twophase on 2 aggregators, tam, independent", sh.labels())
+	require.Equal(t, 2, sh.aggregators(1))
+	require.Equal(t, 0, (*shape)(nil).aggregators(0))
+
+	three := file(func(f *File) { f.aggs = f.aggs[:3] })
+	_, aggs = three.candidates(base, hints.StrategyTwoPhase)
+	require.Equal(t, 2, aggs[1], "half of 3, rounded up")
+
+	for what, tc := range map[string]struct {
+		f *File
+		s situation
+	}{
+		"cb_nodes given": {file(func(f *File) { f.cfg.autoAggregators = false }), base},
+		"volume rule":    {file(func(f *File) { f.cfg.bytesPerAgg = 1 << 20 }), base},
+		"one aggregator": {file(func(f *File) { f.aggs = f.aggs[:1] }), base},
+		"one node":       {file(nil), situation{write: true, ranges: ranges, nodes: 1, bytes: 1 << 20}},
+		"striped":        {file(nil), situation{write: true, ranges: ranges, nodes: 4, striped: true, bytes: 1 << 20}},
+		"large shares":   {file(nil), situation{write: true, ranges: ranges, nodes: 4, bytes: 4 * fewerAggregatorsBelow}},
+	} {
+		_, aggs := tc.f.candidates(tc.s, hints.StrategyTwoPhase)
+		require.NotContains(t, aggs, 2, what)
+	}
+}
+
+// Across (virtual) nodes the measured choice runs two-phase on half of
+// the aggregators for its trial calls: every rank alike, the call's
+// aggregators really fewer, and the bytes those of the table alone.
+func TestMeasuredChoiceTriesFewerAggregators(t *testing.T) {
+	const calls, records = 16, 8
+	run := func(measure string) ([][]string, [][]int, []byte) {
+		path := tempPath(t, "fewer"+measure)
+		h := map[string]string{hints.CollioMeasure: measure, hints.CollioNodeSize: "1"}
+		var mu sync.Mutex
+		reasons, aggs := make([][]string, 4), make([][]int, 4)
+		writeRecords(t, path, h, calls, records, nil, func(r, i int, last metrics.Call) error {
+			mu.Lock()
+			defer mu.Unlock()
+			reasons[r] = append(reasons[r], last.Reason)
+			aggs[r] = append(aggs[r], last.Aggregators)
+			return nil
+		})
+		return reasons, aggs, readFile(t, path)
+	}
+	_, tableAggs, tableBytes := run(hints.Disable)
+	reasons, aggs, bytes := run(hints.Enable)
+	require.Equal(t, tableBytes, bytes)
+	require.Equal(t, 4, tableAggs[0][0], "one aggregator per virtual node")
+	tried := 0
+	for i, reason := range reasons[0] {
+		for r := range 4 {
+			require.Equal(t, reason, reasons[r][i], "call %d: rank %d chose otherwise", i, r)
+		}
+		if strings.Contains(reason, "trying twophase on 2 aggregators") {
+			tried++
+			require.Equal(t, 2, aggs[0][i], "call %d: %s", i, reason)
+		}
+	}
+	require.NotZero(t, tried, "never tried: %q", reasons[0])
 }
