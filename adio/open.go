@@ -403,13 +403,18 @@ func (keptNodes) Release() error { return nil }
 // sizeShared returns the file size, opening the file if this rank
 // deferred its open.
 func (f *File) sizeShared() (int64, error) {
-	if err := f.settle("get_size"); err != nil {
-		return 0, err
-	}
 	if err := f.ensureOpen("get_size"); err != nil {
 		return 0, err
 	}
-	return f.f.Size()
+	size, err := f.f.Size()
+	if err != nil || !f.pub.pending {
+		return size, err
+	}
+	// Collective writes whose syncs are still delayed (publish.go) end by
+	// their span's end, which every rank knows alike, and everything
+	// before them has landed: the size they leave needs no wait for the
+	// syncs (HDF5 asks for it at each flush).
+	return max(size, f.pub.span.End), nil
 }
 
 func (f *File) exclFlag() int {

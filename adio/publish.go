@@ -24,8 +24,9 @@ import (
 // meets the pending bytes, or publishDelay after its last deferred write;
 // and each rank settles, waiting for every rank's sync, before it touches
 // those bytes again: in a collective call where its strategy reads or
-// writes them, at an independent transfer over them, size query,
-// nonblocking call, sync, set_size, preallocate, seek_shared or close.
+// writes them, at an independent transfer over them, nonblocking call,
+// sync, set_size, preallocate, seek_shared or close. A size query does not
+// wait: the pending writes end by their span's end (sizeShared).
 //
 // A collective call settles only where the rank's strategy touches the
 // pending writes' span (settlingFile): a call's exchange overlaps the
@@ -261,7 +262,7 @@ func (f *File) kickPublication() {
 }
 
 // soloOp reports whether op is an operation of one rank (an independent
-// transfer, a size query): the other ranks may not be in a call that
+// transfer): the other ranks may not be in a call that
 // starts their syncs.
 func soloOp(op string) bool {
 	return !strings.HasSuffix(op, "_all") && !settlesAt(op) && op != "close"

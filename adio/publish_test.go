@@ -271,6 +271,38 @@ func TestIndependentElsewhereDoesNotSettle(t *testing.T) {
 	})
 }
 
+// MPI_File_get_size does not wait for the delayed syncs (HDF5 asks at each
+// flush): the pending writes end by their span's end, which every rank
+// knows, so the size is the larger of that and the file system's.
+func TestSizeDoesNotWaitForDelayedSyncs(t *testing.T) {
+	defer func(d time.Duration) { publishDelay = d }(publishDelay)
+	publishDelay = time.Hour // no sync starts on its own
+	const n = 64
+	path := "faulty:" + tempPath(t, "pubsize")
+	world(t, 4, func(c comm.Comm) error {
+		r := c.Rank()
+		f, err := openNodeCaches(c, path, map[string]string{hints.CollioDeferredSync: hints.Enable})
+		if err != nil {
+			return err
+		}
+		if _, err := f.WriteAtAll(Bytes(rankData(r, n)), int64(n)); err != nil {
+			return err
+		}
+		began := time.Now()
+		size, err := f.Size()
+		if err != nil {
+			return err
+		}
+		if waited := time.Since(began); waited > time.Second || !f.pub.pending || f.pub.readBack {
+			return fmt.Errorf("get_size waited %v for the syncs (pending %v, read back %v)", waited, f.pub.pending, f.pub.readBack)
+		}
+		if want := f.pub.span.End; size != want || want != 8*n {
+			return fmt.Errorf("size %d, want the pending writes' end %d (%d)", size, want, 8*n)
+		}
+		return f.Close()
+	})
+}
+
 // A rank that reads back its bytes alone, while the other ranks' syncs
 // still wait for their delay, waits for them; the next deferred write's
 // agreement then makes every rank sync at the end of each write, so that
