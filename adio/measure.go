@@ -23,9 +23,10 @@ import (
 // candidate runs again now and then (firstRetrial calls later, then twice
 // as far up to lastRetrial).
 //
-// On several nodes the candidates include two-phase with half of its
-// aggregators (one per node by default): how many aggregators fill the
-// path to the servers depends on the links, which no rule sees either.
+// On several nodes the candidates of small writes include two-phase with
+// half of its aggregators (one per node by default): how many aggregators
+// fill the path to the servers depends on the links and the file system's
+// client, which no rule sees either.
 //
 // Every rank makes the same choice: a rank sends how long its previous
 // agreed call took in the next call's entry record, and every rank takes
@@ -148,15 +149,16 @@ func (f *File) candidates(s situation, name string) ([]string, []int) {
 }
 
 // fewerAggregators is how many aggregators the second two-phase candidate
-// runs on: half of one per node, where collio picks them on several nodes
-// without striping, the volume rule does not already thin them, and each
-// aggregator would write less than fewerAggregatorsBelow in the call (0:
-// no such candidate). Larger shares already keep a node's link busy, and
-// fewer aggregators then only leave links idle. The file's aggregators
-// are ordered node round-robin, so the first k are on k nodes.
+// of a write runs on: half of one per node, where collio picks them on
+// several nodes without striping, the volume rule does not already thin
+// them, and each aggregator would write less than fewerAggregatorsBelow in
+// the call (0: no such candidate). Larger shares already keep a node's
+// link busy, and fewer aggregators then only leave links idle; reads
+// showed no gain, only the trials' cost. The file's aggregators are
+// ordered node round-robin, so the first k are on k nodes.
 func (f *File) fewerAggregators(s situation) int {
 	n := int64(len(f.aggs))
-	if s.nodes < 2 || s.striped || !f.autoAggregators() || f.cfg.bytesPerAgg > 0 || n < 2 || s.bytes >= n*fewerAggregatorsBelow {
+	if !s.write || s.nodes < 2 || s.striped || !f.autoAggregators() || f.cfg.bytesPerAgg > 0 || n < 2 || s.bytes >= n*fewerAggregatorsBelow {
 		return 0
 	}
 	return int(n+1) / 2

@@ -205,9 +205,10 @@ func writeRecords(t *testing.T, path string, h map[string]string, calls, records
 	})
 }
 
-// On several nodes with automatic aggregators, two-phase is also tried on
-// half of its aggregators; not where a hint names them, on one node, on a
-// striped file system, or where the volume rule thins them already.
+// On several nodes with automatic aggregators, small writes also try
+// two-phase on half of the aggregators; not where a hint names them, on
+// one node, on a striped file system, where the volume rule thins them
+// already, for large shares per aggregator, nor for reads.
 func TestCandidatesWithFewerAggregators(t *testing.T) {
 	ranges := make([]coll.Range, 8)
 	for r := range ranges {
@@ -245,6 +246,7 @@ func TestCandidatesWithFewerAggregators(t *testing.T) {
 		"one node":       {file(nil), situation{write: true, ranges: ranges, nodes: 1, bytes: 1 << 20}},
 		"striped":        {file(nil), situation{write: true, ranges: ranges, nodes: 4, striped: true, bytes: 1 << 20}},
 		"large shares":   {file(nil), situation{write: true, ranges: ranges, nodes: 4, bytes: 4 * fewerAggregatorsBelow}},
+		"reads":          {file(nil), situation{ranges: ranges, nodes: 4, bytes: 256 << 10}},
 	} {
 		_, aggs := tc.f.candidates(tc.s, hints.StrategyTwoPhase)
 		require.NotContains(t, aggs, 2, what)
