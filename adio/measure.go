@@ -171,8 +171,11 @@ const fewerAggregatorsBelow = 256 << 10
 // label names candidate i in reasons: its strategy, and its aggregators
 // where it runs on fewer than the call has.
 func (sh *shape) label(i int) string {
-	if sh.aggs != nil && sh.aggs[i] > 0 {
-		return fmt.Sprintf("%s on %d aggregators", sh.cands[i], sh.aggs[i])
+	switch k := sh.aggregators(i); {
+	case k == 1:
+		return sh.cands[i] + " on 1 aggregator"
+	case k > 1:
+		return fmt.Sprintf("%s on %d aggregators", sh.cands[i], k)
 	}
 	return sh.cands[i]
 }

@@ -232,6 +232,10 @@ func TestCandidatesWithFewerAggregators(t *testing.T) {
 	require.Equal(t, 2, sh.aggregators(1))
 	require.Equal(t, 0, (*shape)(nil).aggregators(0))
 
+	two := file(func(f *File) { f.aggs = f.aggs[:2] })
+	cands, aggs = two.candidates(base, hints.StrategyTwoPhase)
+	require.Equal(t, "twophase, twophase on 1 aggregator, tam, independent", (&shape{cands: cands, aggs: aggs}).labels())
+
 	three := file(func(f *File) { f.aggs = f.aggs[:3] })
 	_, aggs = three.candidates(base, hints.StrategyTwoPhase)
 	require.Equal(t, 2, aggs[1], "half of 3, rounded up")
