@@ -2,6 +2,7 @@ package tam
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/collio/collio/internal/coll"
@@ -331,6 +332,7 @@ func (r *run) fileOwn(k int, withData bool) {
 		buf = s.own.Get(n)[:0]
 	}
 	for i := range r.aggs {
+		s.lists[i][k] = slices.Grow(s.lists[i][k], len(s.mine[i]))
 		for _, pc := range s.mine[i] {
 			s.lists[i][k] = append(s.lists[i][k], coll.Extent{Off: pc.Off, N: pc.N})
 		}

@@ -1,6 +1,7 @@
 package tam
 
 import (
+	"slices"
 	"time"
 
 	"github.com/collio/collio/internal/coll"
@@ -63,10 +64,21 @@ func (r *run) writeRound(m int, st *gState) error {
 func (r *run) localMerge(st *gState, withData bool) {
 	defer metrics.Timer(&r.stats.Plan)()
 	s := &r.sc
-	out := st.send.B[:0]
+	// One buffer for all the messages, sized for the most they can take:
+	// grown by appends it would copy and first-touch them about twice.
+	var most int64
+	for i := range r.aggs {
+		for k, l := range s.lists[i] {
+			most += int64(len(l)) * coll.MaxRequestLen
+			if withData {
+				most += int64(len(s.data[i][k]))
+			}
+		}
+	}
+	out := st.send.Get(most)[:0]
 	for i := range r.aggs {
 		s.merged = coll.Merge(s.lists[i], nil, s.merged[:0])
-		s.runs = findRuns(s.merged, s.runs[:0])
+		s.runs = findRuns(s.merged, slices.Grow(s.runs[:0], len(s.merged)))
 		u := upMsg{ext: int64(len(s.runs)), start: len(out)}
 		var end int64
 		for _, rn := range s.runs {

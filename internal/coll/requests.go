@@ -11,6 +11,9 @@ import (
 // offset from the end of the previous piece (the first from 0) and the
 // uvarint of its length: 2-3 bytes for E3SM's pieces, not 16.
 
+// MaxRequestLen is the most bytes AppendRequest adds for one piece.
+const MaxRequestLen = 2 * binary.MaxVarintLen64
+
 // AppendRequest appends the piece [off, off+n) to an encoded list whose
 // previous piece ended at *end (0 before the first), and advances *end.
 func AppendRequest(b []byte, end *int64, off, n int64) []byte {
