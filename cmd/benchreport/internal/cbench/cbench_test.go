@@ -236,3 +236,37 @@ func TestHasGIO(t *testing.T) {
 		t.Errorf("symbols of %s (%q)", sh, libc)
 	}
 }
+
+// TestToolBeside: a PnetCDF installed under one prefix has its tools in
+// bin beside lib; a missing or non-executable tool is none.
+func TestToolBeside(t *testing.T) {
+	prefix := t.TempDir()
+	lib := filepath.Join(prefix, "lib", "libpnetcdf.so.8")
+	tool := filepath.Join(prefix, "bin", "ncvalidator")
+	for _, d := range []string{filepath.Dir(lib), filepath.Dir(tool)} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if g := toolBeside(lib, "ncvalidator"); g != "" {
+		t.Errorf("no tool yet: %q", g)
+	}
+	if err := os.WriteFile(tool, []byte("#!/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if g := toolBeside(lib, "ncvalidator"); g != "" {
+		t.Errorf("not executable: %q", g)
+	}
+	if err := os.Chmod(tool, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if g := toolBeside(lib, "ncvalidator"); g != tool {
+		t.Errorf("toolBeside = %q, want %q", g, tool)
+	}
+	if g := toolBeside("", "ncvalidator"); g != "" {
+		t.Errorf("no library: %q", g)
+	}
+	if g := PnetCDFTool("/nonexistent", "ncvalidator"); g != "" {
+		t.Errorf("no program: %q", g)
+	}
+}

@@ -119,9 +119,12 @@ func newRunner(s *Settings, stderr io.Writer, probes []Probe) (*runner, error) {
 		}
 		if p, err := exec.LookPath(s.NCValidator); err == nil {
 			s.NCValidator = p
+		} else if p := PnetCDFTool(s.E3SMIO, "ncvalidator"); s.NCValidator == "ncvalidator" && p != "" {
+			s.NCValidator = p
+			r.notes = append(r.notes, "ncvalidator is E3SM_IO's PnetCDF's: "+p)
 		} else {
 			s.NCValidator = ""
-			r.notes = append(r.notes, "no ncvalidator (Debian: pnetcdf-bin): E3SM-IO files are not validated")
+			r.notes = append(r.notes, "no ncvalidator (Debian: pnetcdf-bin, or beside E3SM_IO's PnetCDF): E3SM-IO files are not validated")
 		}
 	}
 	if r.needsLib {

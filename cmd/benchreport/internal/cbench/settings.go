@@ -72,7 +72,7 @@ Settings (environment):
                            the MPI_Info of MPI_File_open)
   E3SM_REF=ompio           the variant whose files the others are compared to (cmp), per cell and round
   E3SM_ARGS=               more e3sm_io options (e.g. "-r 2"; -k and -o are always given)
-  NCVALIDATOR=ncvalidator  PnetCDF's file checker (Debian: pnetcdf-bin); the check is skipped without it
+  NCVALIDATOR=ncvalidator  PnetCDF's file checker (Debian: pnetcdf-bin; else E3SM_IO's PnetCDF's bin/); the check is skipped without it
   LIBCOLLIO=bin/libcollio.so   the library to preload (make lib)
   MPICC=mpicc MPIRUN=mpirun MPIRUN_ARGS=   compiler, launcher (a command and its first arguments, e.g.
                            a wrapper that runs mpirun elsewhere), extra launcher arguments

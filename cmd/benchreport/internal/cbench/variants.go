@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -217,6 +218,31 @@ func HasGIO(prog string) bool {
 		}
 	}
 	return false
+}
+
+// PnetCDFTool is the PnetCDF program tool of the PnetCDF that prog runs
+// with, in the bin directory beside the lib directory of the libpnetcdf
+// that ldd finds for it (a PnetCDF built from source and installed under
+// one prefix); "" if there is none.
+func PnetCDFTool(prog, tool string) string {
+	out, err := exec.Command("ldd", prog).Output()
+	if err != nil {
+		return ""
+	}
+	return toolBeside(lddPath(string(out), "libpnetcdf.so"), tool)
+}
+
+// toolBeside is prefix/bin/tool for a library prefix/lib*/name, when it is
+// an executable file.
+func toolBeside(lib, tool string) string {
+	if lib == "" {
+		return ""
+	}
+	p := filepath.Join(filepath.Dir(filepath.Dir(lib)), "bin", tool)
+	if !isExec(p) {
+		return ""
+	}
+	return p
 }
 
 // lddPath is the path ldd's output gives for the library whose name
