@@ -3,6 +3,7 @@ package tam
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/collio/collio/internal/coll"
@@ -19,6 +20,15 @@ type stretch struct {
 
 // findRuns splits a merged (sorted) list into runs, appending to out.
 func findRuns(merged []coll.Entry, out []stretch) []stretch {
+	// Counted first, so that out grows once and no larger than it needs.
+	n, end := 0, int64(math.MinInt64)
+	for _, e := range merged {
+		if e.Off > end {
+			n++
+		}
+		end = max(end, e.End())
+	}
+	out = slices.Grow(out, n)
 	for k, e := range merged {
 		if len(out) > 0 {
 			last := &out[len(out)-1]

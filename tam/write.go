@@ -1,7 +1,6 @@
 package tam
 
 import (
-	"slices"
 	"time"
 
 	"github.com/collio/collio/internal/coll"
@@ -78,7 +77,7 @@ func (r *run) localMerge(st *gState, withData bool) {
 	out := st.send.Get(most)[:0]
 	for i := range r.aggs {
 		s.merged = coll.Merge(s.lists[i], nil, s.merged[:0])
-		s.runs = findRuns(s.merged, slices.Grow(s.runs[:0], len(s.merged)))
+		s.runs = findRuns(s.merged, s.runs[:0])
 		u := upMsg{ext: int64(len(s.runs)), start: len(out)}
 		var end int64
 		for _, rn := range s.runs {
