@@ -233,23 +233,33 @@ func TestDeferredWritesSyncOnceWhenNeeded(t *testing.T) {
 	})
 }
 
-// An independent transfer elsewhere in the file than the pending writes
-// (PnetCDF's header update after a record write) goes ahead without
-// waiting for their syncs; one over their bytes waits.
-func TestIndependentElsewhereDoesNotSettle(t *testing.T) {
+// withPendingWrite runs body on each of 4 ranks with a file on node caches
+// whose collective write of n bytes per rank at offset n (rankData) still
+// waits for its delayed syncs: none starts on its own.
+func withPendingWrite(t *testing.T, name string, n int64, body func(f *File, rank int) error) {
+	t.Helper()
 	defer func(d time.Duration) { publishDelay = d }(publishDelay)
-	publishDelay = time.Hour // no sync starts on its own
-	const n = 64
-	path := "faulty:" + tempPath(t, "pubelse")
+	publishDelay = time.Hour
+	path := "faulty:" + tempPath(t, name)
 	world(t, 4, func(c comm.Comm) error {
 		r := c.Rank()
 		f, err := openNodeCaches(c, path, map[string]string{hints.CollioDeferredSync: hints.Enable})
 		if err != nil {
 			return err
 		}
-		if _, err := f.WriteAtAll(Bytes(rankData(r, n)), int64(n)); err != nil {
+		if _, err := f.WriteAtAll(Bytes(rankData(r, n)), n); err != nil {
 			return err
 		}
+		return body(f, r)
+	})
+}
+
+// An independent transfer elsewhere in the file than the pending writes
+// (PnetCDF's header update after a record write) goes ahead without
+// waiting for their syncs; one over their bytes waits.
+func TestIndependentElsewhereDoesNotSettle(t *testing.T) {
+	const n = 64
+	withPendingWrite(t, "pubelse", n, func(f *File, r int) error {
 		span := f.pub.span // the tiles of data positions n to 2n
 		if r == 0 {
 			// The view's first tile lies before the write's bytes.
@@ -275,19 +285,8 @@ func TestIndependentElsewhereDoesNotSettle(t *testing.T) {
 // flush): the pending writes end by their span's end, which every rank
 // knows, so the size is the larger of that and the file system's.
 func TestSizeDoesNotWaitForDelayedSyncs(t *testing.T) {
-	defer func(d time.Duration) { publishDelay = d }(publishDelay)
-	publishDelay = time.Hour // no sync starts on its own
 	const n = 64
-	path := "faulty:" + tempPath(t, "pubsize")
-	world(t, 4, func(c comm.Comm) error {
-		r := c.Rank()
-		f, err := openNodeCaches(c, path, map[string]string{hints.CollioDeferredSync: hints.Enable})
-		if err != nil {
-			return err
-		}
-		if _, err := f.WriteAtAll(Bytes(rankData(r, n)), int64(n)); err != nil {
-			return err
-		}
+	withPendingWrite(t, "pubsize", n, func(f *File, _ int) error {
 		began := time.Now()
 		size, err := f.Size()
 		if err != nil {
