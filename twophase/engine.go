@@ -496,16 +496,15 @@ func (e *engine) countCross(scounts []int) {
 // the exchange buffer: sources' data packed in rank order, each source's
 // in its list's order. Each list is already sorted: a k-way merge.
 func (e *engine) entries(st *roundState) []coll.Entry {
-	total := 0
 	var at int64
 	for s := 0; s < e.size; s++ {
-		total += len(st.src[s])
 		st.starts[s] = at
 		at += st.srcBytes[s]
 	}
-	// The state's previous round is done with its list: reuse it.
+	// The state's previous round is done with its list: reuse it (All
+	// sizes it for the pieces).
 	st.merge.Reset(st.src, st.starts)
-	return st.merge.All(slices.Grow(st.sorted[:0], total))
+	return st.merge.All(st.sorted[:0])
 }
 
 // shape describes the sorted pieces of a window: the file range they span,
