@@ -30,6 +30,15 @@ fail() {
 	echo "FAIL: $*"
 	failed=1
 }
+# failures prints what each rank of a failed run said about its failures
+# (mpirun's --tag-output names the rank on every line), then the log's end.
+failures() {
+	echo "failed tests and their messages, by rank:"
+	grep -E -e '--- FAIL|_test\.go:[0-9]+:|panic:|fatal error|timed out|Error Trace|Error:' "$1" |
+		sort -s -t, -k2,2n | head -200
+	echo "the end of the log:"
+	grep -v '=== RUN' "$1" | tail -40
+}
 gluster=/mnt/vcluster/gluster
 shared=/mnt/vcluster/shared
 cd "$here" || exit 1
@@ -55,11 +64,11 @@ for pkg in e2e internal/mpi; do
 		[ $dir = $gluster ] && [ $pkg = e2e ] && run=(-test.run "$on_gluster")
 		log="$t.$(basename $dir).out"
 		start=$SECONDS
-		if (cd "$pkg" && MPITEST_TMPDIR=$dir timeout -k 10 600 "$vc" mpirun -x MPITEST_TMPDIR -np 4 "$t" \
+		if (cd "$pkg" && MPITEST_TMPDIR=$dir timeout -k 10 600 "$vc" mpirun --tag-output -x MPITEST_TMPDIR -np 4 "$t" \
 			-test.count=1 -test.timeout 9m "${run[@]}" >"$log" 2>&1); then
 			echo "ok   $(basename "$t") on 2 nodes, files on $dir ($((SECONDS - start)) s)"
 		else
-			grep -v '^=== RUN' "$log" | tail -40
+			failures "$log"
 			echo "collio's warnings in that run (rank 0's, at each open):"
 			grep 'collio: warning' "$log" | sort | uniq -c | sort -rn | head -20
 			fail "$(basename "$t") on 2 nodes, files on $dir"
@@ -73,7 +82,7 @@ if (MPITEST_TMPDIR=$gluster timeout -k 10 300 "$vc" mpirun -x MPITEST_TMPDIR -np
 	-test.count=1 -test.run 'TestIOServersUnderMPI' >"$work/ioservers.out" 2>&1); then
 	echo "ok   I/O servers at 3 ranks (rank 2 serves alone on node1), files on $gluster"
 else
-	tail -40 "$work/ioservers.out"
+	failures "$work/ioservers.out"
 	fail "I/O servers at 3 ranks"
 fi
 
