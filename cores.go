@@ -17,8 +17,12 @@ import (
 // OMPI_COMM_WORLD_LOCAL_SIZE, MPICH's MPI_LOCALNRANKS); without it nothing
 // changes. Where Open MPI tells its ranks that they share their cores
 // (OMPI_MCA_mpi_oversubscribe or OMPI_MCA_mpi_yield_when_idle set), it is
-// 1 whatever the node's CPUs. It needs no communication and may be called
-// before MPI is initialised.
+// 1 whatever the node's CPUs. Where that leaves a rank one processor and
+// the node has no more than 2 ranks per CPU, it is 2: the second is a
+// spare, idle unless a second goroutine has work. Without one, the
+// runtime's monitor takes the processor of every MPI call that waits more
+// than 20 µs and wakes a thread to look for work. It needs no
+// communication and may be called before MPI is initialised.
 //
 // It also moves the Go runtime's monitor thread (sysmon) to SCHED_BATCH,
 // unless COLLIO_QUIET_MONITOR=0: as an ordinary thread its wakeups preempt

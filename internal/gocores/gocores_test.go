@@ -2,6 +2,7 @@ package gocores
 
 import (
 	"runtime"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -18,21 +19,23 @@ func TestShareCores(t *testing.T) {
 	require.Equal(t, 3, Share(), "no launcher: unchanged")
 
 	t.Setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "1")
-	require.Equal(t, runtime.NumCPU(), Share())
+	require.Equal(t, max(2, runtime.NumCPU()), Share())
 	t.Setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "")
 	t.Setenv("MPI_LOCALNRANKS", "100000")
-	require.Equal(t, 1, Share(), "more ranks than CPUs: one each")
+	require.Equal(t, 1, Share(), "many more ranks than CPUs: one each")
 	require.Equal(t, 1, runtime.GOMAXPROCS(0))
+	t.Setenv("MPI_LOCALNRANKS", strconv.Itoa(2*runtime.NumCPU()))
+	require.Equal(t, 2, Share(), "two ranks per CPU: one processor each and a spare")
 
-	// Ranks told their cores are shared get one processor however many
+	// Ranks told their cores are shared get two processors however many
 	// CPUs the node shows.
 	t.Setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "1")
 	t.Setenv("MPI_LOCALNRANKS", "")
 	for _, k := range []string{"OMPI_MCA_mpi_oversubscribe", "OMPI_MCA_mpi_yield_when_idle"} {
 		t.Setenv(k, "1")
-		require.Equal(t, 1, Share(), k)
+		require.Equal(t, 2, Share(), k)
 		t.Setenv(k, "0")
-		require.Equal(t, runtime.NumCPU(), Share(), k+"=0")
+		require.Equal(t, max(2, runtime.NumCPU()), Share(), k+"=0")
 		t.Setenv(k, "")
 	}
 

@@ -32,6 +32,7 @@ func (c Comm) Barrier() error {
 	if err := c.usable("MPI_Barrier"); err != nil {
 		return err
 	}
+	beforeWait()
 	return check(C.MPI_Barrier(c.c), "MPI_Barrier")
 }
 
@@ -49,6 +50,7 @@ func (c Comm) Bcast(buf []byte, root int) error {
 	if err != nil {
 		return err
 	}
+	beforeWait()
 	return check(C.MPI_Bcast(bufPtr(buf), n, C.collio_byte_type(), C.int(root), c.c), "MPI_Bcast")
 }
 
@@ -59,6 +61,7 @@ func (c Comm) Allgather(send, recv []byte) error {
 	if err != nil {
 		return err
 	}
+	beforeWait()
 	return check(C.MPI_Allgather(bufPtr(send), n, C.collio_byte_type(),
 		bufPtr(recv), n, C.collio_byte_type(), c.c), "MPI_Allgather")
 }
@@ -81,6 +84,7 @@ func (c Comm) Allgatherv(send, recv []byte, counts, displs []int) error {
 	if counts[rank] != len(send) {
 		return fmt.Errorf("mpi: MPI_Allgatherv: counts[%d] is %d but this rank sends %d bytes", rank, counts[rank], len(send))
 	}
+	beforeWait()
 	return check(C.MPI_Allgatherv(bufPtr(send), cc[rank], C.collio_byte_type(),
 		bufPtr(recv), intPtr(cc), intPtr(cd), C.collio_byte_type(), c.c), "MPI_Allgatherv")
 }
@@ -98,6 +102,7 @@ func (c Comm) Alltoall(send, recv []byte, n int) error {
 	if len(send) != size*n || len(recv) != size*n {
 		return fmt.Errorf("mpi: MPI_Alltoall: send is %d bytes and receive is %d bytes, want %d ranks × %d bytes each", len(send), len(recv), size, n)
 	}
+	beforeWait()
 	return check(C.MPI_Alltoall(bufPtr(send), cn, C.collio_byte_type(),
 		bufPtr(recv), cn, C.collio_byte_type(), c.c), "MPI_Alltoall")
 }
@@ -117,6 +122,7 @@ func (c Comm) Alltoallv(send []byte, scounts, sdispls []int, recv []byte, rcount
 	if err != nil {
 		return err
 	}
+	beforeWait()
 	return check(C.MPI_Alltoallv(bufPtr(send), intPtr(sc), intPtr(sd), C.collio_byte_type(),
 		bufPtr(recv), intPtr(rc), intPtr(rd), C.collio_byte_type(), c.c), "MPI_Alltoallv")
 }
@@ -150,5 +156,6 @@ func (c Comm) AllreduceInt64(in, out []int64, op comm.Op) error {
 	if len(out) > 0 {
 		p = unsafe.Pointer(&out[0])
 	}
+	beforeWait()
 	return check(C.collio_allreduce_in_place(p, n, C.collio_int64_type(), mop, c.c), "MPI_Allreduce")
 }

@@ -97,6 +97,7 @@ func (c Comm) AllgatherP2P(send, recv []byte, d time.Duration) (bool, error) {
 	pin.Pin(&send[0])
 	pin.Pin(&recv[0])
 	var done C.int
+	beforeWait()
 	rc := C.collio_gather_until((*C.char)(unsafe.Pointer(&send[0])), (*C.char)(unsafe.Pointer(&recv[0])),
 		C.int(len(send)), c.c, gatherTag, C.double(d.Seconds()), &done)
 	if done == 0 {

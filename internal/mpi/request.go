@@ -121,6 +121,7 @@ func (r *Request) Wait() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.done {
+		beforeWait()
 		r.finish(C.MPI_Wait(&r.req, &r.status), "MPI_Wait")
 	}
 	return r.err
@@ -165,6 +166,7 @@ func (r *Request) TestFor(d time.Duration) (bool, error) {
 		return true, r.err
 	}
 	var flag C.int
+	beforeWait()
 	rc := C.collio_test_until(&r.req, &r.status, C.double(d.Seconds()), &flag)
 	if rc == C.MPI_SUCCESS && flag == 0 {
 		return false, nil
