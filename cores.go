@@ -18,7 +18,7 @@ import (
 // changes. Where Open MPI tells its ranks that they share their cores
 // (OMPI_MCA_mpi_oversubscribe or OMPI_MCA_mpi_yield_when_idle set), it is
 // 1 whatever the node's CPUs. Where that leaves a rank one processor and
-// the node has no more than 2 ranks per CPU, it is 2: the second is a
+// the node has no more ranks than CPUs, it is 2: the second is a
 // spare, idle unless a second goroutine has work. Without one, the
 // runtime's monitor takes the processor of every MPI call that waits more
 // than 20 µs and wakes a thread to look for work. It needs no

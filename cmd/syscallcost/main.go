@@ -63,7 +63,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: mpirun -np 4 syscallcost -mode MODE -dir DIR -start UNIXNANO")
 		os.Exit(2)
 	}
-	runtime.GOMAXPROCS(2) // as collio.ShareCores sets it with 2 ranks per core
+	runtime.GOMAXPROCS(1) // as collio.ShareCores sets it with 2 ranks per core
 	if err := run(*mode, filepath.Join(*dir, "syscallcost."+*mode), rank, *runs, *reps, time.Unix(0, *start)); err != nil {
 		fmt.Fprintln(os.Stderr, "syscallcost:", err)
 		os.Exit(1)

@@ -38,16 +38,17 @@ func Share() int {
 }
 
 // spareUpTo is the most ranks per CPU for which a rank gets a spare
-// processor beside its goroutine's. The goroutine spends much of its time
+// processor beside its goroutine's: ranks with a CPU each. The goroutine spends much of its time
 // in C, inside MPI calls that wait for other ranks; with no idle processor
 // the runtime's monitor takes the processor of a thread that stays in C
 // past one of its ticks (20 µs) and wakes another thread to look for
 // work, at every such call. The spare is idle unless a second goroutine
 // has work. (internal/mpi keeps the monitor's other rule, for goroutines
-// it counts as long running, from firing.) With more ranks per CPU the
+// it counts as long running, from firing.) With 8 ranks per CPU the
 // threads the spare wakes whenever a goroutine has work cost more than
-// the wakeups it saves, except in calls of a few pieces.
-const spareUpTo = 2
+// the wakeups it saves, except in calls of a few pieces; with 2 it
+// depended on the call.
+const spareUpTo = 1
 
 // sharesCores reports whether the launcher says this node's ranks have
 // less than a core each: Open MPI's mpirun sets mpi_oversubscribe when it

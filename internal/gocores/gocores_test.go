@@ -25,7 +25,9 @@ func TestShareCores(t *testing.T) {
 	require.Equal(t, 1, Share(), "many more ranks than CPUs: one each")
 	require.Equal(t, 1, runtime.GOMAXPROCS(0))
 	t.Setenv("MPI_LOCALNRANKS", strconv.Itoa(2*runtime.NumCPU()))
-	require.Equal(t, 2, Share(), "two ranks per CPU: one processor each and a spare")
+	require.Equal(t, 1, Share(), "two ranks per CPU: one each")
+	t.Setenv("MPI_LOCALNRANKS", strconv.Itoa(runtime.NumCPU()))
+	require.Equal(t, 2, Share(), "a CPU per rank: one processor each and a spare")
 
 	// Ranks told their cores are shared get two processors however many
 	// CPUs the node shows.

@@ -21,8 +21,8 @@ import (
 //
 // The monitor also takes, after one tick, the processor of a thread in C
 // when no other processor is idle (collio.ShareCores leaves one spare
-// where ranks have half a CPU or more): with one processor a yield buys
-// nothing, and is not made.
+// where ranks have a CPU each): with one processor a yield buys nothing,
+// and is not made.
 const yieldEvery = 5 * time.Millisecond
 
 var (
