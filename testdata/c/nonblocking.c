@@ -140,6 +140,13 @@ int main(int argc, char **argv)
 			left--;
 		}
 		EXPECT(got == t_rank, "message %d", got);
+		/* Another node's aggregator may have written this rank's data,
+		 * and its client may still hold it (the host MPI-IO on
+		 * GlusterFS once read zeros here): sync-barrier-sync, as MPI
+		 * asks before reading what another process wrote. */
+		CHECK(MPI_File_sync(fh));
+		MPI_Barrier(MPI_COMM_WORLD);
+		CHECK(MPI_File_sync(fh));
 		CHECK(MPI_File_iread_at_all(fh, region(6), r[0], K, MPI_INT, &mix[0]));
 		CHECK(MPI_Irecv(&got, 1, MPI_INT, 0, 8, MPI_COMM_SELF, &mix[1]));
 		CHECK(MPI_Isend(&token, 1, MPI_INT, 0, 8, MPI_COMM_SELF, &mix[2]));
