@@ -42,6 +42,7 @@ type engine struct {
 
 	// Exchange bookkeeping, used only by the calling goroutine.
 	countsSend, countsRecv []byte
+	inline                 int // bytes of a request list carried in its counts record (inlineWidth)
 	scounts, sdispls       []int
 	rcounts, rdispls       []int
 	metaSend, metaRecv     *coll.Pool
@@ -125,8 +126,9 @@ func newEngine(j *coll.Job, rule DomainRule) (*engine, error) {
 		st.srcBytes = make([]int64, n)
 		st.starts = make([]int64, n)
 	}
-	e.countsSend = make([]byte, countsWidth*n)
-	e.countsRecv = make([]byte, countsWidth*n)
+	e.inline = inlineWidth(n)
+	e.countsSend = make([]byte, e.blockWidth()*n)
+	e.countsRecv = make([]byte, e.blockWidth()*n)
 	e.scounts, e.sdispls = make([]int, n), make([]int, n)
 	e.rcounts, e.rdispls = make([]int, n), make([]int, n)
 	e.stats.Rounds = e.rounds
@@ -334,7 +336,8 @@ func (e *engine) checkLocal(mine []int64, doms [][]int32, myDomain int) {
 
 // requests finds this rank's pieces in every aggregator's window of round
 // m and sends their (offset, length) lists to the aggregators: an
-// Alltoall of (pieces, bytes) per peer, then an Alltoallv of the lists.
+// Alltoall of (pieces, bytes) per peer, then an Alltoallv of the lists,
+// unless they all fit in the Alltoall's blocks (inlineWidth).
 func (e *engine) requests(m int, st *roundState) error {
 	comm.SetPhase(e.j.Comm, PhaseRequests)
 	done := metrics.Timer(&e.stats.Plan)
@@ -367,13 +370,17 @@ func (e *engine) requests(m int, st *roundState) error {
 	}
 	defer metrics.Timer(&e.stats.ReqExchange)()
 
-	// The lists, in peer rank order, compact (coll.AppendRequest).
+	// The lists, in peer rank order, compact (coll.AppendRequest). Each
+	// peer's counts record carries its list too when every list of every
+	// rank fits there (inlineWidth): then the Alltoallv is skipped.
 	var pieces int
 	for i := range st.mine {
 		pieces += len(st.mine[i])
 	}
 	send := e.metaSend.Get(int64(4 * pieces))[:0] // most pieces take 2-4 bytes
 	clear(e.countsSend)
+	w := e.blockWidth()
+	overflow := false
 	for p := 0; p < e.size; p++ {
 		e.sdispls[p] = len(send)
 		if i := e.domainOf[p]; i >= 0 {
@@ -381,31 +388,57 @@ func (e *engine) requests(m int, st *roundState) error {
 			for _, pc := range st.mine[i] {
 				send = coll.AppendRequest(send, &end, pc.Off, pc.N)
 			}
-			binary.LittleEndian.PutUint64(e.countsSend[countsWidth*p:], uint64(len(st.mine[i])))
-			binary.LittleEndian.PutUint64(e.countsSend[countsWidth*p+8:], uint64(st.n[i]))
+			binary.LittleEndian.PutUint64(e.countsSend[w*p:], uint64(len(st.mine[i])))
+			binary.LittleEndian.PutUint64(e.countsSend[w*p+8:], uint64(st.n[i]))
 		}
 		e.scounts[p] = len(send) - e.sdispls[p]
-		binary.LittleEndian.PutUint64(e.countsSend[countsWidth*p+16:], uint64(e.scounts[p]))
+		binary.LittleEndian.PutUint64(e.countsSend[w*p+16:], uint64(e.scounts[p]))
+		if e.scounts[p] > e.inline {
+			overflow = true
+		} else {
+			copy(e.countsSend[w*p+countsWidth+flagWidth:], send[e.sdispls[p]:])
+		}
+	}
+	if overflow {
+		for p := 0; p < e.size; p++ {
+			e.countsSend[w*p+countsWidth] = 1
+		}
 	}
 	e.metaSend.Keep(send)
-	if err := e.j.Comm.Alltoall(e.countsSend, e.countsRecv, countsWidth); err != nil {
+	if err := e.j.Comm.Alltoall(e.countsSend, e.countsRecv, w); err != nil {
 		return err
 	}
-	e.count(e.countsSend, e.countsRecv, countsWidth)
+	e.count(e.countsSend, e.countsRecv, w)
 	total := 0
 	for s := 0; s < e.size; s++ {
-		st.srcBytes[s] = int64(binary.LittleEndian.Uint64(e.countsRecv[countsWidth*s+8:]))
-		e.rdispls[s], e.rcounts[s] = total, int(binary.LittleEndian.Uint64(e.countsRecv[countsWidth*s+16:]))
+		st.srcBytes[s] = int64(binary.LittleEndian.Uint64(e.countsRecv[w*s+8:]))
+		e.rdispls[s], e.rcounts[s] = total, int(binary.LittleEndian.Uint64(e.countsRecv[w*s+16:]))
 		total += e.rcounts[s]
+		if e.countsRecv[w*s+countsWidth] != 0 {
+			overflow = true // every rank sees every sender's flag: all agree
+		}
 	}
-	recv := e.metaRecv.Get(int64(total))
-	if err := e.j.Comm.Alltoallv(send, e.scounts, e.sdispls, recv, e.rcounts, e.rdispls); err != nil {
-		return err
+	var recv []byte
+	if overflow {
+		recv = e.metaRecv.Get(int64(total))
+		if err := e.j.Comm.Alltoallv(send, e.scounts, e.sdispls, recv, e.rcounts, e.rdispls); err != nil {
+			return err
+		}
+		e.countV(e.scounts, e.rcounts)
 	}
-	e.countV(e.scounts, e.rcounts)
 	for s := 0; s < e.size; s++ {
-		np := int(binary.LittleEndian.Uint64(e.countsRecv[countsWidth*s:]))
-		list, err := coll.DecodeRequests(recv[e.rdispls[s]:e.rdispls[s]+e.rcounts[s]], np, st.src[s][:0])
+		np := int(binary.LittleEndian.Uint64(e.countsRecv[w*s:]))
+		var enc []byte
+		if overflow {
+			enc = recv[e.rdispls[s] : e.rdispls[s]+e.rcounts[s]]
+		} else {
+			if e.rcounts[s] > e.inline {
+				return fmt.Errorf("twophase: rank %d's request list of %d bytes was not sent (%d fit)", s, e.rcounts[s], e.inline)
+			}
+			at := w*s + countsWidth + flagWidth
+			enc = e.countsRecv[at : at+e.rcounts[s]]
+		}
+		list, err := coll.DecodeRequests(enc, np, st.src[s][:0])
 		if err != nil {
 			return fmt.Errorf("twophase: rank %d's request list: %v", s, err)
 		}
@@ -543,9 +576,38 @@ func (e *engine) slot(st *roundState) int {
 	return 0
 }
 
-// countsWidth is the bytes per peer of the requests' Alltoall: pieces,
-// data bytes, and the bytes of the encoded list.
-const countsWidth = 24
+// countsWidth is the bytes per peer of the requests' counts: pieces, data
+// bytes, and the bytes of the encoded list. A flag byte (padded to
+// flagWidth) and room for an inlined list follow in each peer's block of
+// the Alltoall.
+const (
+	countsWidth = 24
+	flagWidth   = 8
+)
+
+// inlineBudget bounds a rank's blocks in the requests' Alltoall; within
+// it each peer's block carries up to maxInline bytes of request list. A
+// call whose lists all fit (a few pieces per rank and aggregator) then
+// exchanges them in that Alltoall and makes no Alltoallv: one collective
+// fewer per round, which across nodes costs more than the bytes.
+const (
+	inlineBudget = 16 << 10
+	maxInline    = 1 << 10
+)
+
+// inlineWidth is the room for an inlined list in each of n peers' blocks
+// (0: lists always go by Alltoallv). It depends on n alone, so that every
+// rank's blocks are alike.
+func inlineWidth(n int) int {
+	k := min(maxInline, inlineBudget/max(n, 1)-countsWidth-flagWidth)
+	if k < 16 {
+		return 0
+	}
+	return k &^ 7
+}
+
+// blockWidth is the bytes per peer of the requests' Alltoall.
+func (e *engine) blockWidth() int { return countsWidth + flagWidth + e.inline }
 
 // Phase names given to a counting communicator (comm.SetPhase), so that
 // the scale model can time the two exchanges of a round apart.
