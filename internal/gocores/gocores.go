@@ -38,16 +38,16 @@ func Share() int {
 }
 
 // spareUpTo is the most ranks per CPU for which a rank gets a spare
-// processor beside its goroutine's: ranks with a CPU each. The goroutine spends much of its time
-// in C, inside MPI calls that wait for other ranks; with no idle processor
-// the runtime's monitor takes the processor of a thread that stays in C
-// past one of its ticks (20 µs) and wakes another thread to look for
-// work, at every such call. The spare is idle unless a second goroutine
-// has work. (internal/mpi keeps the monitor's other rule, for goroutines
-// it counts as long running, from firing.) With 8 ranks per CPU the
-// threads the spare wakes whenever a goroutine has work cost more than
-// the wakeups it saves, except in calls of a few pieces; with 2 it
-// depended on the call.
+// processor beside its goroutine's: ranks with a CPU each. The goroutine
+// spends much of its time in C, inside MPI calls that wait for other
+// ranks; with no idle processor the runtime's monitor takes the processor
+// of a thread that stays in C past one of its ticks (20 µs) and wakes
+// another thread to look for work, at every such call. The spare is idle
+// unless a second goroutine has work. (internal/mpi keeps the monitor's
+// other rule, for goroutines it counts as long running, from firing.)
+// With 8 ranks per CPU the threads the spare wakes whenever a goroutine
+// has work cost more than the wakeups it saves, except in calls of a few
+// pieces; with 2 it depended on the call.
 const spareUpTo = 1
 
 // sharesCores reports whether the launcher says this node's ranks have
@@ -56,8 +56,8 @@ const spareUpTo = 1
 // give its core up while it waits (both as OMPI_MCA_ variables). Then no
 // rank has a core to spare, however many CPUs the node shows, and more
 // processors than the spare only add the runtime's threads looking for
-// work to the ones competing. (Nodes emulated on one machine are the case: each
-// sees all the machine's CPUs and is told to yield.)
+// work to the ones competing. (Nodes emulated on one machine are the
+// case: each sees all the machine's CPUs and is told to yield.)
 func sharesCores() bool {
 	for _, key := range []string{"OMPI_MCA_mpi_oversubscribe", "OMPI_MCA_mpi_yield_when_idle"} {
 		switch strings.ToLower(os.Getenv(key)) {

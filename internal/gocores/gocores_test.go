@@ -29,8 +29,9 @@ func TestShareCores(t *testing.T) {
 	t.Setenv("MPI_LOCALNRANKS", strconv.Itoa(runtime.NumCPU()))
 	require.Equal(t, 2, Share(), "a CPU per rank: one processor each and a spare")
 
-	// Ranks told their cores are shared get two processors however many
-	// CPUs the node shows.
+	// A rank told that its node's cores are shared gets one processor
+	// however many CPUs the node shows, and the spare when it is alone
+	// there.
 	t.Setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "1")
 	t.Setenv("MPI_LOCALNRANKS", "")
 	for _, k := range []string{"OMPI_MCA_mpi_oversubscribe", "OMPI_MCA_mpi_yield_when_idle"} {
