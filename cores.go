@@ -17,9 +17,9 @@ import (
 // OMPI_COMM_WORLD_LOCAL_SIZE, MPICH's MPI_LOCALNRANKS); without it nothing
 // changes. Where Open MPI tells its ranks that they share their cores
 // (OMPI_MCA_mpi_oversubscribe or OMPI_MCA_mpi_yield_when_idle set), it is
-// 1 whatever the node's CPUs. Where that leaves a rank one processor and
-// the node has no more ranks than CPUs, it is 2: the second is a
-// spare, idle unless a second goroutine has work. Without one, the
+// 1 whatever the node's CPUs. Otherwise, where the division leaves a rank
+// one processor and the node has no more ranks than CPUs, it is 2: the
+// second is a spare, idle unless a second goroutine has work. Without one, the
 // runtime's monitor takes the processor of every MPI call that waits more
 // than 20 µs and wakes a thread to look for work. It needs no
 // communication and may be called before MPI is initialised.

@@ -26,10 +26,11 @@ func Share() int {
 		return runtime.GOMAXPROCS(0)
 	}
 	cpus := runtime.NumCPU()
-	n := max(1, cpus/local)
 	if sharesCores() {
-		n = 1
+		runtime.GOMAXPROCS(1)
+		return 1
 	}
+	n := max(1, cpus/local)
 	if n < 2 && local <= spareUpTo*cpus {
 		n = 2
 	}
@@ -47,17 +48,20 @@ func Share() int {
 // other rule, for goroutines it counts as long running, from firing.)
 // With 8 ranks per CPU the threads the spare wakes whenever a goroutine
 // has work cost more than the wakeups it saves, except in calls of a few
-// pieces; with 2 it depended on the call.
+// pieces; with 2 it depended on the call. Ranks told that they share
+// their cores get no spare either (sharesCores).
 const spareUpTo = 1
 
 // sharesCores reports whether the launcher says this node's ranks have
 // less than a core each: Open MPI's mpirun sets mpi_oversubscribe when it
 // placed more ranks than slots, and mpi_yield_when_idle asks every rank to
 // give its core up while it waits (both as OMPI_MCA_ variables). Then no
-// rank has a core to spare, however many CPUs the node shows, and more
-// processors than the spare only add the runtime's threads looking for
-// work to the ones competing. (Nodes emulated on one machine are the
-// case: each sees all the machine's CPUs and is told to yield.)
+// rank has a core to spare, however many CPUs the node shows: a second
+// processor, even a spare, adds the runtime's threads to the ones
+// competing for those cores, the file system client's among them, and
+// collective calls that exchange data ran slower with it. (Nodes emulated
+// on one machine are the case: each sees all the machine's CPUs and is
+// told to yield.)
 func sharesCores() bool {
 	for _, key := range []string{"OMPI_MCA_mpi_oversubscribe", "OMPI_MCA_mpi_yield_when_idle"} {
 		switch strings.ToLower(os.Getenv(key)) {

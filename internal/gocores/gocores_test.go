@@ -30,13 +30,13 @@ func TestShareCores(t *testing.T) {
 	require.Equal(t, 2, Share(), "a CPU per rank: one processor each and a spare")
 
 	// A rank told that its node's cores are shared gets one processor
-	// however many CPUs the node shows, and the spare when it is alone
-	// there.
+	// however many CPUs the node shows, and no spare, even alone there.
 	t.Setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "1")
 	t.Setenv("MPI_LOCALNRANKS", "")
 	for _, k := range []string{"OMPI_MCA_mpi_oversubscribe", "OMPI_MCA_mpi_yield_when_idle"} {
 		t.Setenv(k, "1")
-		require.Equal(t, 2, Share(), k)
+		require.Equal(t, 1, Share(), k)
+		require.Equal(t, 1, runtime.GOMAXPROCS(0), k)
 		t.Setenv(k, "0")
 		require.Equal(t, max(2, runtime.NumCPU()), Share(), k+"=0")
 		t.Setenv(k, "")
