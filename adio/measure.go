@@ -17,9 +17,11 @@ import (
 // collective buffering against independent I/O, or one aggregating
 // strategy against another, and no hint decided, the agreed calls of one
 // shape are timed: each candidate runs trialCalls calls in turn (one
-// only, where that call was over slowerPercent per cent slower than the
-// fastest candidate so far: a short phase of calls pays little for
-// trying what is clearly slower), the fastest is kept, and another
+// only, where that call was over slowerPercent per cent slower than
+// another candidate's first call: a short phase of calls pays little for
+// trying what is clearly slower; first calls against first calls, since
+// a strategy's first call on a file also pays for what its later calls
+// reuse), the fastest is kept, and another
 // candidate runs again now and then (firstRetrial calls later, then twice
 // as far up to lastRetrial).
 //
@@ -65,8 +67,10 @@ type shape struct {
 	// on (0: all of them).
 	aggs []int
 	// perMiB holds, per candidate, the nanoseconds per MiB of its last
-	// keptSamples timed calls, oldest first.
+	// keptSamples timed calls, oldest first; first those of its first
+	// timed call (0: none yet).
 	perMiB [][]int64
+	first  []int64
 	calls  int // agreed calls of this shape so far
 	best   int // the candidate kept once each was tried
 	// trial is the candidate being tried, given the calls it ran so far
@@ -264,15 +268,15 @@ func (sh *shape) pick() (int, string) {
 // trying reports whether some candidate has not had its trial calls.
 func (sh *shape) trying() bool { return sh.trial < len(sh.cands) }
 
-// clearlySlower reports whether candidate i's figure is over
-// slowerPercent per cent above another candidate's.
+// clearlySlower reports whether candidate i's first call was over
+// slowerPercent per cent slower than another candidate's first call.
 func (sh *shape) clearlySlower(i int) bool {
-	x, ok := sh.figure(i)
-	if !ok {
+	if sh.first == nil || sh.first[i] == 0 {
 		return false
 	}
-	for j := range sh.cands {
-		if y, ok := sh.figure(j); ok && j != i && x*100 > y*(100+slowerPercent) {
+	x := sh.first[i]
+	for j, y := range sh.first {
+		if j != i && y > 0 && x*100 > y*(100+slowerPercent) {
 			return true
 		}
 	}
@@ -305,13 +309,23 @@ func (m *measuring) observe(ns int64) {
 	if p.shape == nil || ns < 0 || p.bytes <= 0 {
 		return
 	}
-	perMiB := int64(float64(ns) * (1 << 20) / float64(p.bytes))
-	s := append(p.shape.perMiB[p.cand], perMiB)
+	p.shape.record(p.cand, int64(float64(ns)*(1<<20)/float64(p.bytes)))
+}
+
+// record adds a timed call of candidate i, of perMiB nanoseconds per MiB.
+func (sh *shape) record(i int, perMiB int64) {
+	if sh.first == nil {
+		sh.first = make([]int64, len(sh.cands))
+	}
+	if sh.first[i] == 0 {
+		sh.first[i] = max(perMiB, 1)
+	}
+	s := append(sh.perMiB[i], perMiB)
 	if len(s) > keptSamples {
 		s = append([]int64(nil), s[len(s)-keptSamples:]...)
 	}
-	p.shape.perMiB[p.cand] = s
-	p.shape.keepFastest()
+	sh.perMiB[i] = s
+	sh.keepFastest()
 }
 
 // figure is candidate i's time per MiB: the least of its kept samples

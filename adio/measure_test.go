@@ -57,10 +57,28 @@ func runSchedule(times map[string]int64, calls int) []string {
 	for range calls {
 		i, _ := sh.pick()
 		ran = append(ran, sh.cands[i])
-		sh.perMiB[i] = append(sh.perMiB[i], times[sh.cands[i]])
-		sh.keepFastest()
+		sh.record(i, times[sh.cands[i]])
 	}
 	return ran
+}
+
+// A first call pays for what the strategy's later calls reuse: it is
+// compared with the other candidates' first calls, not with their warm
+// figures, so a strategy whose first call is slow but whose later calls
+// are fast still gets its second trial call, and is kept.
+func TestShapeScheduleComparesFirstCalls(t *testing.T) {
+	sh := &shape{cands: []string{"twophase", "independent"}, perMiB: make([][]int64, 2), gap: firstRetrial}
+	times := map[string][]int64{"twophase": {900, 300}, "independent": {400, 100}}
+	var ran []string
+	for range 6 {
+		i, _ := sh.pick()
+		c := sh.cands[i]
+		ran = append(ran, c)
+		n := len(slices.DeleteFunc(slices.Clone(ran[:len(ran)-1]), func(s string) bool { return s != c }))
+		sh.record(i, times[c][min(n, len(times[c])-1)])
+	}
+	require.Equal(t, []string{"twophase", "twophase", "independent", "independent", "independent", "independent"}, ran,
+		"independent's first call (400) is slower than two-phase's second (300), not than its first (900)")
 }
 
 // A candidate replaces the kept one only when switchPercent faster; a
