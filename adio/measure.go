@@ -67,8 +67,8 @@ type shape struct {
 	// on (0: all of them).
 	aggs []int
 	// perMiB holds, per candidate, the nanoseconds per MiB of its last
-	// keptSamples timed calls, oldest first; first those of its first
-	// timed call (0: none yet).
+	// keptSamples timed calls, oldest first; first, of its first timed
+	// call (0: none yet).
 	perMiB [][]int64
 	first  []int64
 	calls  int // agreed calls of this shape so far

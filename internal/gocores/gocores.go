@@ -26,12 +26,10 @@ func Share() int {
 		return runtime.GOMAXPROCS(0)
 	}
 	cpus := runtime.NumCPU()
-	if sharesCores() {
-		runtime.GOMAXPROCS(1)
-		return 1
-	}
 	n := max(1, cpus/local)
-	if n < 2 && local <= spareUpTo*cpus {
+	if sharesCores() {
+		n = 1
+	} else if n < 2 && local <= spareUpTo*cpus {
 		n = 2
 	}
 	runtime.GOMAXPROCS(n)
