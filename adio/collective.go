@@ -2,6 +2,8 @@ package adio
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"time"
 
 	"github.com/collio/collio/hints"
@@ -79,6 +81,9 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 		return f.unsynchronized(op, write, reason, v, a, off, advance, start)
 	}
 	c := &call{f: f, op: op, view: v, access: a, off: off}
+	if !write {
+		c.eof = new(coll.EndOfFile)
+	}
 	pending, err := f.enter(c, write, f.checkTransfer(op, v, a, off, write))
 	if err != nil {
 		return 0, err
@@ -177,7 +182,11 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 		}
 	} else {
 		stopAgree := metrics.Timer(&f.last.Agree)
-		err = f.agree(op, err)
+		if write {
+			err = f.agree(op, err)
+		} else {
+			n, err = f.agreeRead(op, c, n, err)
+		}
 		stopAgree()
 		if err != nil {
 			return 0, err
@@ -526,4 +535,24 @@ func opName(code int64) string {
 		}
 	}
 	return fmt.Sprintf("operation %d", code)
+}
+
+// agreeRead is agree for a read of n bytes that also settles where the
+// file ends (coll.EndOfFile): the smallest end any rank's reads found
+// rides in the agreement, and a strategy that left the count to it gets
+// the access's bytes before that end.
+func (f *File) agreeRead(op string, c *call, n int64, err error) (int64, error) {
+	all, err := f.agreeRecord(op, err, []uint64{c.eof.Word()})
+	if err != nil || !c.eof.Taken() {
+		return n, err
+	}
+	end := slices.Min(all)
+	if end == math.MaxUint64 {
+		return n, nil // no read came up short
+	}
+	n, err = c.collAccess().BytesBefore(int64(end))
+	if err != nil {
+		return 0, f.wrap(err, op)
+	}
+	return n, nil
 }

@@ -1,8 +1,10 @@
 package adio
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/collio/collio/internal/coll"
 	"github.com/collio/collio/internal/comm"
 	"github.com/collio/collio/internal/ioerr"
+	"github.com/collio/collio/internal/refmodel"
 	"github.com/collio/collio/layout"
 	"github.com/stretchr/testify/require"
 )
@@ -380,4 +383,49 @@ func TestOwedErrorOutlivesMismatch(t *testing.T) {
 	})
 	require.ErrorIs(t, errs[0], ioerr.ErrIO)
 	require.Contains(t, errs[0].Error(), "injected on rank 0")
+}
+
+// A collective read past end of file returns, with every strategy, the
+// rank's bytes before the end and those bytes as the file holds them;
+// two-phase and TAM agree on the end in their closing step
+// (coll.EndOfFile) instead of asking the file in every call.
+func TestCollectiveReadPastEOF(t *testing.T) {
+	const n, b = 4, int64(1024)
+	content := refmodel.Fill(16*b, 7)
+	for _, strategy := range []string{"twophase", "tam", "dynamic", "static", "independent"} {
+		for _, size := range []int64{16 * b, 10*b + b/2, 3 * b, 0} {
+			path := tempPath(t, "eof")
+			require.NoError(t, os.WriteFile(path, content[:size], 0o644))
+			h := map[string]string{"collio_strategy": strategy, "collio_node_size": "2", "romio_cb_read": "enable"}
+			world(t, n, func(c comm.Comm) error {
+				f, err := Open(c, path, ModeRdWr, OpenOptions{Hints: h})
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				// Rank r reads blocks r, r+4, r+8 and r+12.
+				ft := must(layout.Resized(layout.Bytes(b), 0, n*b))
+				if err := f.SetView(View{Disp: int64(c.Rank()) * b, Etype: layout.Byte, Filetype: ft}, nil); err != nil {
+					return err
+				}
+				var want []byte
+				for k := int64(0); k < 4; k++ {
+					at := (int64(c.Rank()) + n*k) * b
+					want = append(want, content[min(at, size):min(at+b, size)]...)
+				}
+				for call := 0; call < 2; call++ { // the second reuses the call's buffers
+					buf := make([]byte, 4*b)
+					got, err := f.ReadAtAll(Bytes(buf), 0)
+					if err != nil {
+						return err
+					}
+					if got != int64(len(want)) || !bytes.Equal(buf[:got], want) {
+						return fmt.Errorf("%s, file of %d bytes, call %d: rank %d read %d bytes, want %d (same bytes: %v)",
+							strategy, size, call, c.Rank(), got, len(want), bytes.Equal(buf[:min(got, int64(len(want)))], want[:min(got, int64(len(want)))]))
+					}
+				}
+				return nil
+			})
+		}
+	}
 }

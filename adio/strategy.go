@@ -340,6 +340,9 @@ type call struct {
 	// prevTook is the slowest rank's time of the last timed call, from
 	// the entry records (-1: not every rank timed that call).
 	prevTook int64
+	// eof: where a read's aggregators found the end of the file, agreed on
+	// in the closing agreement (coll.EndOfFile); nil for writes.
+	eof *coll.EndOfFile
 }
 
 // WriteIndependent is the independent strategy's write
@@ -379,17 +382,12 @@ func (c *call) ReadIndependent() (int64, error) {
 // file's hints and the call's access, aggregators and entry records.
 func (c *call) job() *coll.Job {
 	f := c.f
-	a := c.access
 	return &coll.Job{
 		Comm:        f.comm,
 		File:        f.callFile(c.op),
 		Aggregators: c.aggs,
 		Ranges:      c.ranges,
-		Access: coll.Access{
-			Buf: a.Buf, MemType: a.MemType, Count: a.Count,
-			Disp: c.view.Disp, Filetype: c.view.Filetype,
-			DataStart: c.off * c.view.Etype.Size(), Size: a.Size(),
-		},
+		Access:      c.collAccess(),
 		BufSize:     f.cfg.cbBufferSize,
 		TotalBytes:  c.bytes,
 		Own:         c.own,
@@ -399,6 +397,17 @@ func (c *call) job() *coll.Job {
 		Buffers:     &f.buffers,
 		Stats:       &f.last,
 		Independent: c,
+		EOF:         c.eof,
+	}
+}
+
+// collAccess is the call's access as the strategies see it.
+func (c *call) collAccess() coll.Access {
+	a := c.access
+	return coll.Access{
+		Buf: a.Buf, MemType: a.MemType, Count: a.Count,
+		Disp: c.view.Disp, Filetype: c.view.Filetype,
+		DataStart: c.off * c.view.Etype.Size(), Size: a.Size(),
 	}
 }
 

@@ -137,6 +137,15 @@ func (h *Held) Add(runs ...Run) bool {
 	return h.bufs >= limit
 }
 
+// Bytes is the length of the held runs.
+func (h *Held) Bytes() int64 {
+	n := int64(0)
+	for _, r := range h.runs {
+		n += r.Len()
+	}
+	return n
+}
+
 // Empty reports whether nothing is held.
 func (h *Held) Empty() bool { return len(h.runs) == 0 }
 

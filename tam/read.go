@@ -3,6 +3,7 @@ package tam
 import (
 	"errors"
 	"io"
+	"math"
 	"time"
 
 	"github.com/collio/collio/internal/coll"
@@ -28,9 +29,13 @@ type loc struct {
 }
 
 func (r *run) read() (int64, error) {
-	size, err := r.fileSize()
-	if err != nil {
-		return 0, err
+	// As in twophase.Read: the caller may agree on the end of the file.
+	size := int64(math.MaxInt64)
+	if !r.j.EOF.Take() {
+		var err error
+		if size, err = r.fileSize(); err != nil {
+			return 0, err
+		}
 	}
 	st := &r.newStates()[0]
 	for m := 0; m < r.rounds; m++ {
@@ -40,6 +45,9 @@ func (r *run) read() (int64, error) {
 	}
 	if r.io.Err != nil {
 		return 0, r.io.Err
+	}
+	if r.j.EOF.Taken() {
+		return r.j.Access.Size, nil
 	}
 	return r.j.Access.BytesBefore(size)
 }
@@ -280,6 +288,9 @@ func (r *run) readWindow(st *gState) ([]byte, coll.IOResult) {
 		clear(back)
 		res.Err = err
 		return back, res
+	}
+	if n < len(win) {
+		r.j.EOF.Found(lo + int64(n))
 	}
 	clear(win[n:]) // past end of file
 	var at int64

@@ -32,7 +32,11 @@ func (e *engine) flushHeld(write bool) (r coll.IOResult) {
 		return r
 	}
 	start := time.Now()
-	_, r.Err = e.held.Move(e.j.File, write)
-	r.IO = time.Since(start)
+	want := e.held.Bytes()
+	n, err := e.held.Move(e.j.File, write)
+	if err == nil && !write && e.j.EOF.Taken() {
+		err = e.j.EOF.FoundShort(e.j.File, n, want)
+	}
+	r.IO, r.Err = time.Since(start), err
 	return r
 }

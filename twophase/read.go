@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	"github.com/collio/collio/driver"
@@ -15,7 +16,8 @@ import (
 // Read runs a two-phase collective read on this rank and returns the
 // number of bytes read: fewer than the access size only where the access
 // extends past end of file. Every rank of j.Comm must call it with the same
-// Aggregators, Ranges and rule.
+// Aggregators, Ranges and rule. With j.EOF set it returns the access size
+// and leaves the count to the caller (coll.EndOfFile).
 //
 // Rounds are pipelined: the requests of round m+1 are exchanged, and (with
 // overlap) its file reads started, before round m's data is sent back.
@@ -29,9 +31,13 @@ func Read(j *coll.Job, rule DomainRule) (int64, error) {
 		return 0, nil
 	}
 	defer e.io.Drain()
-	size, err := e.fileSize()
-	if err != nil {
-		return 0, err
+	// The caller may agree on the end of the file (coll.EndOfFile); else
+	// the first aggregator asks the file and tells the others.
+	size := int64(math.MaxInt64)
+	if !j.EOF.Take() {
+		if size, err = e.fileSize(); err != nil {
+			return 0, err
+		}
 	}
 	if err := e.prepareRead(0, &e.st[0]); err != nil {
 		return 0, err
@@ -52,6 +58,9 @@ func Read(j *coll.Job, rule DomainRule) (int64, error) {
 	e.io.Drain()
 	if e.io.Err != nil {
 		return 0, e.io.Err
+	}
+	if j.EOF.Taken() {
+		return j.Access.Size, nil
 	}
 	return j.Access.BytesBefore(size)
 }
@@ -245,6 +254,9 @@ func (e *engine) readWindow(st *roundState) (r coll.IOResult) {
 			if err != nil && !errors.Is(err, io.EOF) {
 				return fail(err)
 			}
+			if n < len(buf) {
+				e.j.EOF.Found(lo + int64(n))
+			}
 			clear(buf[n:]) // past end of file
 			for first < len(seg) && seg[first].End() <= lo {
 				first++
@@ -302,6 +314,13 @@ func (e *engine) readRuns(st *roundState, send []byte) error {
 		// needs the data before the call returns.
 		return e.hold(runs, false)
 	}
-	_, err := driver.ReadRuns(e.j.File, runs)
+	n, err := driver.ReadRuns(e.j.File, runs)
+	if err == nil && e.j.EOF.Taken() {
+		var want int64
+		for _, r := range runs {
+			want += r.Len()
+		}
+		err = e.j.EOF.FoundShort(e.j.File, n, want)
+	}
 	return err
 }

@@ -3,6 +3,7 @@ package twophase
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -278,13 +279,21 @@ func TestRandomManyRanks(t *testing.T) {
 }
 
 // Reading past end of file returns the bytes that exist, and zeros (not
-// stale buffer contents) after them.
+// stale buffer contents) after them; the same count when the caller
+// agrees on the end the aggregators' reads found (coll.EndOfFile), here
+// with an Allreduce standing in for its agreement.
 func TestReadPastEOF(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "eof")
 	d := ufs.New()
-	for _, gap := range []int64{0, 64 << 10} {
+	// Blocks of 8 bytes are read a chunk at a time and copied out, blocks
+	// of 2 KiB with one vectored read per run (readRuns).
+	for _, c := range []struct {
+		gap, block int64
+		agreed     bool
+	}{{0, 8, false}, {64 << 10, 8, false}, {0, 8, true}, {64 << 10, 8, true}, {0, 2048, false}, {0, 2048, true}, {64 << 10, 2048, true}} {
+		gap, b, agreed := c.gap, c.block, c.agreed
 		maxGap = gap
-		require.NoError(t, os.WriteFile(path, refmodel.Fill(160, 9), 0o644))
+		require.NoError(t, os.WriteFile(path, refmodel.Fill(20*b, 9), 0o644))
 		bufs := make([]coll.Buffers, 2) // kept between the two reads, as a File keeps them
 		err := comm.RunWorldTimeout(2, 0, 10*time.Second, func(c comm.Comm) error {
 			f, err := d.Open(path, driver.OpenOptions{Flags: driver.ORdWr})
@@ -292,24 +301,42 @@ func TestReadPastEOF(t *testing.T) {
 				return err
 			}
 			defer f.Close()
-			// Rank r reads 8-byte blocks r, r+2, ... of 160 bytes.
-			ft := refmodel.Must(layout.Resized(layout.Bytes(8), 0, 16))
-			buf := make([]byte, 80)
+			// Rank r reads blocks r, r+2, ... of 20.
+			ft := refmodel.Must(layout.Resized(layout.Bytes(b), 0, 2*b))
+			buf := make([]byte, 10*b)
 			read := func() (int64, error) {
-				job := &coll.Job{Comm: c, File: f, Aggregators: []int{0}, Ranges: []coll.Range{{Start: 0, End: 152}, {Start: 8, End: 160}}, BufSize: 1 << 20,
-					Access: coll.Access{Buf: buf, Count: 80, Filetype: ft, Disp: int64(8 * c.Rank()), Size: 80}, Buffers: &bufs[c.Rank()]}
-				return Read(job, DomainRule{})
+				job := &coll.Job{Comm: c, File: f, Aggregators: []int{0}, Ranges: []coll.Range{{Start: 0, End: 19 * b}, {Start: b, End: 20 * b}}, BufSize: 1 << 20,
+					Access: coll.Access{Buf: buf, Count: 10 * b, Filetype: ft, Disp: b * int64(c.Rank()), Size: 10 * b}, Buffers: &bufs[c.Rank()]}
+				if !agreed {
+					return Read(job, DomainRule{})
+				}
+				job.EOF = new(coll.EndOfFile)
+				n, err := Read(job, DomainRule{})
+				if err != nil {
+					return n, err
+				}
+				if !job.EOF.Taken() || n != job.Access.Size {
+					return n, fmt.Errorf("the end was not left to the caller: taken %v, %d bytes", job.EOF.Taken(), n)
+				}
+				end := []int64{0}
+				if err := c.AllreduceInt64([]int64{int64(min(job.EOF.Word(), math.MaxInt64))}, end, comm.OpMin); err != nil {
+					return 0, err
+				}
+				if end[0] == math.MaxInt64 {
+					return n, nil
+				}
+				return job.Access.BytesBefore(end[0])
 			}
 			// The first read leaves data in the kept buffers; then the file
-			// shrinks to 100 bytes.
-			if n, err := read(); err != nil || n != 80 {
+			// shrinks to 12.5 blocks.
+			if n, err := read(); err != nil || n != 10*b {
 				return fmt.Errorf("full read: %d, %v", n, err)
 			}
 			if err := c.Barrier(); err != nil {
 				return err
 			}
 			if c.Rank() == 0 {
-				if err := f.Truncate(100); err != nil {
+				if err := f.Truncate(12*b + b/2); err != nil {
 					return err
 				}
 			}
@@ -320,18 +347,18 @@ func TestReadPastEOF(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			want := []int64{52, 48}[c.Rank()] // rank 0's seventh block is cut by end of file
+			want := []int64{6*b + b/2, 6 * b}[c.Rank()] // rank 0's seventh block is cut by end of file
 			if n != want {
 				return fmt.Errorf("rank %d read %d bytes, want %d", c.Rank(), n, want)
 			}
-			for i := n; i < 80; i++ {
+			for i := n; i < 10*b; i++ {
 				if buf[i] != 0 {
 					return fmt.Errorf("rank %d: byte %d past end of file is %#x, not 0", c.Rank(), i, buf[i])
 				}
 			}
 			return nil
 		})
-		require.NoError(t, err, "maxGap %d", gap)
+		require.NoError(t, err, "maxGap %d, block %d, agreed %v", gap, b, agreed)
 	}
 	maxGap = 64 << 10
 }

@@ -163,6 +163,9 @@ type Job struct {
 	// where there is no file object (the strategies' own tests, the scale
 	// model).
 	Independent IndependentIO
+	// EOF, when set on a read, lets a strategy leave the end of the file to
+	// the caller (EndOfFile).
+	EOF *EndOfFile
 }
 
 // OverlapsRounds reports whether a call of the given number of rounds
