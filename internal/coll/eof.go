@@ -83,9 +83,3 @@ func (e *EndOfFile) Word() uint64 {
 	}
 	return math.MaxUint64
 }
-
-// Reset forgets what was found and that e was taken.
-func (e *EndOfFile) Reset() {
-	e.taken = false
-	e.end.Store(0)
-}
