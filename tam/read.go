@@ -3,7 +3,6 @@ package tam
 import (
 	"errors"
 	"io"
-	"math"
 	"time"
 
 	"github.com/collio/collio/internal/coll"
@@ -30,7 +29,7 @@ type loc struct {
 
 func (r *run) read() (int64, error) {
 	// As in twophase.Read: the caller may agree on the end of the file.
-	size := int64(math.MaxInt64)
+	var size int64 // unused where the caller counts
 	if !r.j.EOF.Take() {
 		var err error
 		if size, err = r.fileSize(); err != nil {

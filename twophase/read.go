@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"time"
 
 	"github.com/collio/collio/driver"
@@ -33,7 +32,7 @@ func Read(j *coll.Job, rule DomainRule) (int64, error) {
 	defer e.io.Drain()
 	// The caller may agree on the end of the file (coll.EndOfFile); else
 	// the first aggregator asks the file and tells the others.
-	size := int64(math.MaxInt64)
+	var size int64 // unused where the caller counts
 	if !j.EOF.Take() {
 		if size, err = e.fileSize(); err != nil {
 			return 0, err
