@@ -117,6 +117,7 @@ func (f *File) collective(op string, write bool, a Access, offset func() int64, 
 	if k := sh.aggregators(cand); k > 0 && k < len(c.aggs) {
 		c.aggs = c.aggs[:k] // a candidate on fewer aggregators
 	}
+	c.noAffinity = sh.noAffinity(cand)
 	c.deferred = name == hints.StrategyIndependent && f.defersAgreement() && !f.cached
 	// A trial of independent I/O is no pattern to repeat without
 	// agreement: the next calls try the other candidates.

@@ -32,6 +32,7 @@ type config struct {
 	cbBufferSize     int64
 	lustreDSInColl   string
 	lustreCollThresh int64
+	fileDomains      string // collio_file_domains
 	// ioServers: transfers go to I/O servers (not a hint: the file's
 	// communicator says so).
 	ioServers bool
@@ -63,6 +64,7 @@ func newConfig(h *hints.Set) config {
 		cbBufferSize:     h.Int(hints.CBBufferSize),
 		lustreDSInColl:   h.Enum(hints.RomioLustreDSInColl),
 		lustreCollThresh: h.Int(hints.RomioLustreCollThreshold),
+		fileDomains:      h.Enum(hints.CollioFileDomains),
 	}
 }
 

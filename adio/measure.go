@@ -28,7 +28,10 @@ import (
 // On several nodes the candidates of small writes include two-phase with
 // half of its aggregators (one per node by default): how many aggregators
 // fill the path to the servers depends on the links and the file system's
-// client, which no rule sees either.
+// client, which no rule sees either. Writes there also try two-phase on
+// ROMIO's domains beside its affinity domains: affinity moves fewer bytes
+// over the links but writes scattered blocks, and where each write is a
+// request to a server (a FUSE client) those cost more than the bytes.
 //
 // Every rank makes the same choice: a rank sends how long its previous
 // agreed call took in the next call's entry record, and every rank takes
@@ -63,9 +66,9 @@ type shapeKey struct {
 // shape is what was measured of one shape's calls.
 type shape struct {
 	cands []string // the table's choice first
-	// aggs is, per candidate, how many of the call's aggregators it runs
-	// on (0: all of them).
-	aggs []int
+	// how is, per candidate, how it runs its strategy (nil: as the
+	// strategy would on its own).
+	how []variant
 	// perMiB holds, per candidate, the nanoseconds per MiB of its last
 	// keptSamples timed calls, oldest first; first, of its first timed
 	// call (0: none yet).
@@ -80,6 +83,14 @@ type shape struct {
 	// best runs again; gap the calls until the one after; next the
 	// candidate it will be.
 	retryAt, gap, next int
+}
+
+// variant is how a candidate runs its strategy.
+type variant struct {
+	aggs int // on the first aggs of the call's aggregators (0: on all)
+	// noAffinity: two-phase on ROMIO's domains where it would draw
+	// affinity domains (coll.Job.NoAffinityDomains).
+	noAffinity bool
 }
 
 // timedCall is the last agreed call whose time the next entry records
@@ -121,9 +132,9 @@ func (f *File) measures(s situation) bool {
 }
 
 // candidates lists the strategies the measured choice times for a shape
-// the table gives to name, name first, and per candidate how many
-// aggregators it runs on (0: all the call has); made once per shape.
-func (f *File) candidates(s situation, name string) ([]string, []int) {
+// the table gives to name, name first, and per candidate how it runs;
+// made once per shape.
+func (f *File) candidates(s situation, name string) ([]string, []variant) {
 	pool := []string{hints.StrategyTwoPhase}
 	switch {
 	case s.nodes > 1 && len(s.ranges) > s.nodes:
@@ -142,14 +153,26 @@ func (f *File) candidates(s situation, name string) ([]string, []int) {
 			cands = append(cands, p)
 		}
 	}
-	aggs := make([]int, len(cands))
-	if k := f.fewerAggregators(s); k > 0 {
-		if i := slices.Index(cands, hints.StrategyTwoPhase); i >= 0 {
-			cands = slices.Insert(cands, i+1, hints.StrategyTwoPhase)
-			aggs = slices.Insert(aggs, i+1, k)
-		}
+	how := make([]variant, len(cands))
+	i := slices.Index(cands, hints.StrategyTwoPhase)
+	if k := f.fewerAggregators(s); k > 0 && i >= 0 {
+		cands = slices.Insert(cands, i+1, hints.StrategyTwoPhase)
+		how = slices.Insert(how, i+1, variant{aggs: k})
 	}
-	return cands, aggs
+	if f.affinityWrites(s) && i >= 0 {
+		cands = slices.Insert(cands, i+1, hints.StrategyTwoPhase)
+		how = slices.Insert(how, i+1, variant{noAffinity: true})
+	}
+	return cands, how
+}
+
+// affinityWrites reports whether two-phase would draw affinity domains
+// for writes of s (twophase.Strategy.Rule): on several nodes, without
+// striping or a collio_file_domains hint, on two aggregators or more.
+// (Its plan may still fall back to ROMIO's domains; the candidate on them
+// then runs what two-phase does.)
+func (f *File) affinityWrites(s situation) bool {
+	return s.write && s.nodes > 1 && !s.striped && f.cfg.fileDomains == hints.DomainsAuto && len(f.aggs) > 1
 }
 
 // fewerAggregators is how many aggregators the second two-phase candidate
@@ -172,16 +195,21 @@ func (f *File) fewerAggregators(s situation) int {
 // two-phase on half of the aggregators is a candidate.
 const fewerAggregatorsBelow = 256 << 10
 
-// label names candidate i in reasons: its strategy, and its aggregators
-// where it runs on fewer than the call has.
+// label names candidate i in reasons: its strategy, its aggregators
+// where it runs on fewer than the call has, and its domains where it
+// draws no affinity domains.
 func (sh *shape) label(i int) string {
+	l := sh.cands[i]
 	switch k := sh.aggregators(i); {
 	case k == 1:
-		return sh.cands[i] + " on 1 aggregator"
+		l += " on 1 aggregator"
 	case k > 1:
-		return fmt.Sprintf("%s on %d aggregators", sh.cands[i], k)
+		l = fmt.Sprintf("%s on %d aggregators", l, k)
 	}
-	return sh.cands[i]
+	if sh.noAffinity(i) {
+		l += " without affinity domains"
+	}
+	return l
 }
 
 // labels lists every candidate's label.
@@ -196,10 +224,16 @@ func (sh *shape) labels() string {
 // aggregators is how many aggregators candidate i runs on (0: all the
 // call has, also for a nil shape).
 func (sh *shape) aggregators(i int) int {
-	if sh == nil || sh.aggs == nil {
+	if sh == nil || sh.how == nil {
 		return 0
 	}
-	return sh.aggs[i]
+	return sh.how[i].aggs
+}
+
+// noAffinity reports whether candidate i draws ROMIO's domains where
+// two-phase would draw affinity domains (false for a nil shape).
+func (sh *shape) noAffinity(i int) bool {
+	return sh != nil && sh.how != nil && sh.how[i].noAffinity
 }
 
 // keyOf is the shape of a call the table gave to name.
@@ -228,8 +262,8 @@ func (f *File) measuredChoice(s situation, name, reason string) (string, string,
 		if m.shapes == nil {
 			m.shapes = make(map[shapeKey]*shape)
 		}
-		cands, aggs := f.candidates(s, name)
-		sh = &shape{cands: cands, aggs: aggs, perMiB: make([][]int64, len(cands)), gap: firstRetrial}
+		cands, how := f.candidates(s, name)
+		sh = &shape{cands: cands, how: how, perMiB: make([][]int64, len(cands)), gap: firstRetrial}
 		m.shapes[key] = sh
 	}
 	if len(sh.cands) < 2 {

@@ -243,21 +243,28 @@ func TestCandidatesWithFewerAggregators(t *testing.T) {
 		}
 		return f
 	}
-	cands, aggs := file(nil).candidates(base, hints.StrategyTwoPhase)
+	aggsOf := func(how []variant) []int {
+		a := make([]int, len(how))
+		for i, v := range how {
+			a[i] = v.aggs
+		}
+		return a
+	}
+	cands, how := file(nil).candidates(base, hints.StrategyTwoPhase)
 	require.Equal(t, []string{"twophase", "twophase", "tam", "independent"}, cands)
-	require.Equal(t, []int{0, 2, 0, 0}, aggs)
-	sh := &shape{cands: cands, aggs: aggs}
+	require.Equal(t, []int{0, 2, 0, 0}, aggsOf(how))
+	sh := &shape{cands: cands, how: how}
 	require.Equal(t, "twophase, twophase on 2 aggregators, tam, independent", sh.labels())
 	require.Equal(t, 2, sh.aggregators(1))
 	require.Equal(t, 0, (*shape)(nil).aggregators(0))
 
 	two := file(func(f *File) { f.aggs = f.aggs[:2] })
-	cands, aggs = two.candidates(base, hints.StrategyTwoPhase)
-	require.Equal(t, "twophase, twophase on 1 aggregator, tam, independent", (&shape{cands: cands, aggs: aggs}).labels())
+	cands, how = two.candidates(base, hints.StrategyTwoPhase)
+	require.Equal(t, "twophase, twophase on 1 aggregator, tam, independent", (&shape{cands: cands, how: how}).labels())
 
 	three := file(func(f *File) { f.aggs = f.aggs[:3] })
-	_, aggs = three.candidates(base, hints.StrategyTwoPhase)
-	require.Equal(t, 2, aggs[1], "half of 3, rounded up")
+	_, how = three.candidates(base, hints.StrategyTwoPhase)
+	require.Equal(t, 2, how[1].aggs, "half of 3, rounded up")
 
 	for what, tc := range map[string]struct {
 		f *File
@@ -271,8 +278,60 @@ func TestCandidatesWithFewerAggregators(t *testing.T) {
 		"large shares":   {file(nil), situation{write: true, ranges: ranges, nodes: 4, bytes: 4 * fewerAggregatorsBelow}},
 		"reads":          {file(nil), situation{ranges: ranges, nodes: 4, bytes: 256 << 10}},
 	} {
-		_, aggs := tc.f.candidates(tc.s, hints.StrategyTwoPhase)
-		require.NotContains(t, aggs, 2, what)
+		_, how := tc.f.candidates(tc.s, hints.StrategyTwoPhase)
+		require.NotContains(t, aggsOf(how), 2, what)
+	}
+}
+
+// Writes on several nodes, where two-phase draws affinity domains on its
+// own, also try it on ROMIO's domains; not where collio_file_domains
+// names the domains, on one node, on a striped file system, on one
+// aggregator, nor for reads.
+func TestCandidatesWithoutAffinityDomains(t *testing.T) {
+	ranges := make([]coll.Range, 8)
+	for r := range ranges {
+		ranges[r] = coll.Range{Start: int64(r), End: int64(r) + 16} // interleaved
+	}
+	base := situation{write: true, ranges: ranges, nodes: 4, bytes: 4 << 20, pieces: 64}
+	file := func(mod func(f *File)) *File {
+		f := &File{aggs: []int{0, 2, 4, 6}}
+		f.cfg.autoAggregators = true
+		f.cfg.cb = [2]string{hints.Automatic, hints.Automatic}
+		f.cfg.fileDomains = hints.DomainsAuto
+		if mod != nil {
+			mod(f)
+		}
+		return f
+	}
+	cands, how := file(nil).candidates(base, hints.StrategyTwoPhase)
+	sh := &shape{cands: cands, how: how}
+	require.Equal(t, "twophase, twophase without affinity domains, tam, independent", sh.labels())
+	require.True(t, sh.noAffinity(1))
+	require.False(t, sh.noAffinity(0))
+	require.False(t, (*shape)(nil).noAffinity(0))
+
+	small := base
+	small.bytes = 256 << 10
+	cands, how = file(nil).candidates(small, hints.StrategyTwoPhase)
+	require.Equal(t, "twophase, twophase without affinity domains, twophase on 2 aggregators, tam, independent",
+		(&shape{cands: cands, how: how}).labels())
+
+	cands, how = file(nil).candidates(base, hints.StrategyTAM)
+	require.Equal(t, "tam, twophase, twophase without affinity domains, independent", (&shape{cands: cands, how: how}).labels())
+
+	for what, tc := range map[string]struct {
+		f *File
+		s situation
+	}{
+		"domains hint":   {file(func(f *File) { f.cfg.fileDomains = hints.DomainsAffinity }), base},
+		"even hint":      {file(func(f *File) { f.cfg.fileDomains = hints.DomainsEven }), base},
+		"one aggregator": {file(func(f *File) { f.aggs = f.aggs[:1] }), base},
+		"one node":       {file(nil), situation{write: true, ranges: ranges, nodes: 1, bytes: 4 << 20}},
+		"striped":        {file(nil), situation{write: true, ranges: ranges, nodes: 4, striped: true, bytes: 4 << 20}},
+		"reads":          {file(nil), situation{ranges: ranges, nodes: 4, bytes: 4 << 20}},
+	} {
+		_, how := tc.f.candidates(tc.s, hints.StrategyTwoPhase)
+		require.NotContains(t, how, variant{noAffinity: true}, what)
 	}
 }
 

@@ -325,6 +325,9 @@ type call struct {
 	off    int64        // etypes
 	ranges []coll.Range // every rank's file range, from the entry records
 	aggs   []int        // this call's aggregators
+	// noAffinity: a candidate of the measured choice on ROMIO's domains
+	// (coll.Job.NoAffinityDomains).
+	noAffinity bool
 	// bytes and pieces are all ranks' data and estimated file pieces;
 	// own their own-blocks reports (nil when the records carried none);
 	// noSieve: the call writes and no rank may read-modify-write, so
@@ -398,6 +401,8 @@ func (c *call) job() *coll.Job {
 		Stats:       &f.last,
 		Independent: c,
 		EOF:         c.eof,
+
+		NoAffinityDomains: c.noAffinity,
 	}
 }
 

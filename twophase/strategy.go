@@ -133,7 +133,7 @@ func (s Strategy) Rule(j *coll.Job, write bool) DomainRule {
 		// them. Reads there do not: each node's client reads ahead of a
 		// scattered block into the next ones, which other nodes read, and
 		// the servers send much of the data twice.
-		if (write && s.nodes.Count() > 1) || o.FileDomains == hints.DomainsAffinity {
+		if (write && s.nodes.Count() > 1 && !j.NoAffinityDomains) || o.FileDomains == hints.DomainsAffinity {
 			r.AffinityBlock = AffinityBlockSize(span, len(j.Aggregators), j.BufSize, r.Stripe)
 		}
 	}

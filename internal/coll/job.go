@@ -166,6 +166,10 @@ type Job struct {
 	// EOF, when set on a read, lets a strategy leave the end of the file to
 	// the caller (EndOfFile).
 	EOF *EndOfFile
+	// NoAffinityDomains has two-phase draw ROMIO's domains for a write
+	// where its rule would draw affinity domains (not where the hint asks
+	// for them): the measured choice times both.
+	NoAffinityDomains bool
 }
 
 // OverlapsRounds reports whether a call of the given number of rounds
