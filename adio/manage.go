@@ -205,6 +205,7 @@ func (f *File) Close() error {
 		}
 		err = f.agree("close", derr)
 	}
+	f.keepMeasured() // every rank comes here after the same agreements
 	if ferr := f.freeSlots(); err == nil && ferr != nil {
 		err = f.wrap(ferr, "close")
 	}

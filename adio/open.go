@@ -165,6 +165,7 @@ func (f *File) open(c comm.Comm, opts OpenOptions, getenv func(string) string) e
 			f.hints.Fprint(f.stderr)
 		}
 	}
+	f.resumeMeasured()
 	f.startRecording(getenv("COLLIO_RECORD"))
 	return nil
 }
