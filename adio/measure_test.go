@@ -224,25 +224,37 @@ func writeRecords(t *testing.T, path string, h map[string]string, calls, records
 	})
 }
 
+// interleavedRanges are 8 ranks' ranges that overlap, for the candidate
+// tests.
+func interleavedRanges() []coll.Range {
+	ranges := make([]coll.Range, 8)
+	for r := range ranges {
+		ranges[r] = coll.Range{Start: int64(r), End: int64(r) + 16}
+	}
+	return ranges
+}
+
+// candidatesFile is a file with four aggregators that collio picks and
+// automatic collective buffering, for the candidate tests; mod, when set,
+// changes it.
+func candidatesFile(mod func(f *File)) *File {
+	f := &File{aggs: []int{0, 2, 4, 6}}
+	f.cfg.autoAggregators = true
+	f.cfg.cb = [2]string{hints.Automatic, hints.Automatic}
+	if mod != nil {
+		mod(f)
+	}
+	return f
+}
+
 // On several nodes with automatic aggregators, small writes also try
 // two-phase on half of the aggregators; not where a hint names them, on
 // one node, on a striped file system, where the volume rule thins them
 // already, for large shares per aggregator, nor for reads.
 func TestCandidatesWithFewerAggregators(t *testing.T) {
-	ranges := make([]coll.Range, 8)
-	for r := range ranges {
-		ranges[r] = coll.Range{Start: int64(r), End: int64(r) + 16} // interleaved
-	}
+	ranges := interleavedRanges()
 	base := situation{write: true, ranges: ranges, nodes: 4, bytes: 256 << 10, pieces: 64}
-	file := func(mod func(f *File)) *File {
-		f := &File{aggs: []int{0, 2, 4, 6}}
-		f.cfg.autoAggregators = true
-		f.cfg.cb = [2]string{hints.Automatic, hints.Automatic}
-		if mod != nil {
-			mod(f)
-		}
-		return f
-	}
+	file := candidatesFile
 	aggsOf := func(how []variant) []int {
 		a := make([]int, len(how))
 		for i, v := range how {
@@ -288,20 +300,15 @@ func TestCandidatesWithFewerAggregators(t *testing.T) {
 // names the domains, on one node, on a striped file system, on one
 // aggregator, nor for reads.
 func TestCandidatesWithoutAffinityDomains(t *testing.T) {
-	ranges := make([]coll.Range, 8)
-	for r := range ranges {
-		ranges[r] = coll.Range{Start: int64(r), End: int64(r) + 16} // interleaved
-	}
+	ranges := interleavedRanges()
 	base := situation{write: true, ranges: ranges, nodes: 4, bytes: 4 << 20, pieces: 64}
 	file := func(mod func(f *File)) *File {
-		f := &File{aggs: []int{0, 2, 4, 6}}
-		f.cfg.autoAggregators = true
-		f.cfg.cb = [2]string{hints.Automatic, hints.Automatic}
-		f.cfg.fileDomains = hints.DomainsAuto
-		if mod != nil {
-			mod(f)
-		}
-		return f
+		return candidatesFile(func(f *File) {
+			f.cfg.fileDomains = hints.DomainsAuto
+			if mod != nil {
+				mod(f)
+			}
+		})
 	}
 	cands, how := file(nil).candidates(base, hints.StrategyTwoPhase)
 	sh := &shape{cands: cands, how: how}
