@@ -37,9 +37,15 @@ import (
 // agreed call took in the next call's entry record, and every rank takes
 // the slowest rank's time from the same Allgather. Times are one-sided
 // noise (a rank kept off its core is slower, never faster), so a
-// candidate's figure is the least of its last keptSamples times per MiB;
-// one replaces the table's choice, or the one kept, only when it is at
-// least switchPercent per cent faster. A choice that changes between
+// candidate's figure is the least of its last keptSamples times per MiB.
+// Once every candidate was tried, figures are compared only when as
+// recent as the kept one's: the kept candidate's figure is renewed by
+// every call, the others' only by their retrials, and an old lucky figure
+// must not win because the kept one slowed down for a while. So a
+// retrial's call is its candidate's whole figure, and it replaces the
+// kept one only when at least switchPercent per cent faster; where the
+// kept one's figure grows that much past an older figure of another, that
+// one is retried at the next call instead. A choice that changes between
 // calls never changes the bytes: every strategy writes what the host's
 // MPI-IO writes.
 const (
@@ -74,8 +80,11 @@ type shape struct {
 	// call (0: none yet).
 	perMiB [][]int64
 	first  []int64
-	calls  int // agreed calls of this shape so far
-	best   int // the candidate kept once each was tried
+	// sampled is, per candidate, the call (counted in calls) that gave its
+	// last sample.
+	sampled []int
+	calls   int // agreed calls of this shape so far
+	best    int // the candidate kept once each was tried
 	// trial is the candidate being tried, given the calls it ran so far
 	// (trial == len(cands): every candidate was tried).
 	trial, given int
@@ -83,6 +92,15 @@ type shape struct {
 	// best runs again; gap the calls until the one after; next the
 	// candidate it will be.
 	retryAt, gap, next int
+	// soon is the candidate run again at the next call, its figure older
+	// than the kept one's and now switchPercent faster (0: none; else
+	// candidate+1).
+	soon int
+}
+
+// newShape is a shape not measured yet.
+func newShape(cands []string, how []variant) *shape {
+	return &shape{cands: cands, how: how, perMiB: make([][]int64, len(cands)), gap: firstRetrial}
 }
 
 // variant is how a candidate runs its strategy.
@@ -263,7 +281,7 @@ func (f *File) measuredChoice(s situation, name, reason string) (string, string,
 			m.shapes = make(map[shapeKey]*shape)
 		}
 		cands, how := f.candidates(s, name)
-		sh = &shape{cands: cands, how: how, perMiB: make([][]int64, len(cands)), gap: firstRetrial}
+		sh = newShape(cands, how)
 		m.shapes[key] = sh
 	}
 	if len(sh.cands) < 2 {
@@ -288,6 +306,10 @@ func (sh *shape) pick() (int, string) {
 		sh.retryAt = n + firstRetrial
 	}
 	switch {
+	case sh.soon > 0:
+		i := sh.soon - 1
+		sh.soon = 0
+		return i, fmt.Sprintf("trying %s again (%s slowed down past its older figure)", sh.label(i), sh.label(sh.best))
 	case n >= sh.retryAt:
 		sh.next = (sh.next + 1) % len(sh.cands)
 		if sh.next == sh.best {
@@ -350,16 +372,28 @@ func (m *measuring) observe(ns int64) {
 func (sh *shape) record(i int, perMiB int64) {
 	if sh.first == nil {
 		sh.first = make([]int64, len(sh.cands))
+		sh.sampled = make([]int, len(sh.cands))
 	}
 	if sh.first[i] == 0 {
 		sh.first[i] = max(perMiB, 1)
 	}
 	s := append(sh.perMiB[i], perMiB)
+	if !sh.trying() && i != sh.best {
+		s = []int64{perMiB} // a retrial: as recent as the kept figure
+	}
 	if len(s) > keptSamples {
 		s = append([]int64(nil), s[len(s)-keptSamples:]...)
 	}
 	sh.perMiB[i] = s
-	sh.keepFastest()
+	sh.sampled[i] = sh.calls
+	switch {
+	case sh.trying():
+		sh.keepFastest()
+	case i != sh.best:
+		sh.keepFaster(i)
+	default:
+		sh.retrySoon()
+	}
 }
 
 // figure is candidate i's time per MiB: the least of its kept samples
@@ -377,7 +411,8 @@ func (sh *shape) figure(i int) (int64, bool) {
 }
 
 // keepFastest makes the fastest measured candidate the kept one when it
-// beats the kept one by switchPercent, or the kept one has no figure.
+// beats the kept one by switchPercent, or the kept one has no figure; for
+// the trials, whose figures are all recent.
 func (sh *shape) keepFastest() {
 	fastest := -1
 	var least int64
@@ -386,12 +421,41 @@ func (sh *shape) keepFastest() {
 			fastest, least = i, x
 		}
 	}
-	if fastest < 0 || fastest == sh.best {
+	if fastest >= 0 {
+		sh.keepFaster(fastest)
+	}
+}
+
+// keepFaster makes candidate i the kept one when its figure beats the
+// kept one's by switchPercent, or the kept one has no figure.
+func (sh *shape) keepFaster(i int) {
+	x, ok := sh.figure(i)
+	if !ok || i == sh.best {
 		return
 	}
+	if kept, ok := sh.figure(sh.best); !ok || sh.beats(x, kept) {
+		sh.best = i
+	}
+}
+
+// beats reports whether figure x is switchPercent faster than kept.
+func (sh *shape) beats(x, kept int64) bool { return x*100 <= kept*(100-switchPercent) }
+
+// retrySoon runs again, at the next call, the candidate whose figure, older
+// than the kept one's, now beats it by switchPercent (the fastest of
+// those): the kept one slowed down, and only a recent figure can say
+// whether the other is still faster.
+func (sh *shape) retrySoon() {
 	kept, ok := sh.figure(sh.best)
-	if !ok || least*100 <= kept*(100-switchPercent) {
-		sh.best = fastest
+	if !ok || sh.soon > 0 {
+		return
+	}
+	var least int64
+	for j := range sh.cands {
+		x, ok := sh.figure(j)
+		if ok && j != sh.best && sh.calls-sh.sampled[j] > keptSamples && sh.beats(x, kept) && (sh.soon == 0 || x < least) {
+			sh.soon, least = j+1, x
+		}
 	}
 }
 

@@ -52,7 +52,7 @@ func TestShapeScheduleDropsClearlySlower(t *testing.T) {
 // entry record brings it), and returns the candidates run.
 func runSchedule(times map[string]int64, calls int) []string {
 	cands := []string{"twophase", "dynamic", "independent"}[:len(times)]
-	sh := &shape{cands: cands, perMiB: make([][]int64, len(cands)), gap: firstRetrial}
+	sh := newShape(cands, nil)
 	var ran []string
 	for range calls {
 		i, _ := sh.pick()
@@ -62,12 +62,45 @@ func runSchedule(times map[string]int64, calls int) []string {
 	return ran
 }
 
+// Once every candidate was tried, an older figure does not win over the
+// kept one's because the kept one slowed down: the other candidate runs
+// again at the next call, and only its recent time counts.
+func TestShapeComparesRecentFigures(t *testing.T) {
+	sh := newShape([]string{"twophase", "independent"}, nil)
+	run := func(times map[string]int64, calls int) []string {
+		var ran []string
+		for range calls {
+			i, _ := sh.pick()
+			ran = append(ran, sh.cands[i])
+			sh.record(i, times[sh.cands[i]])
+		}
+		return ran
+	}
+	ran := run(map[string]int64{"twophase": 1000, "independent": 1200}, 8)
+	require.Equal(t, []string{"twophase", "twophase", "independent", "independent", "twophase", "twophase", "twophase", "twophase"}, ran)
+
+	// The platform slows down for both: independent's trial figure (1200)
+	// beats the kept one's (1500), so independent runs once, and its
+	// recent time (1800) keeps two-phase.
+	ran = run(map[string]int64{"twophase": 1500, "independent": 1800}, 8)
+	require.Equal(t, []string{"twophase", "twophase", "twophase", "independent", "twophase", "twophase", "twophase", "twophase"}, ran,
+		"once the kept figure is all slow calls, the older one is tried again, once")
+	x, _ := sh.figure(1)
+	require.Equal(t, int64(1800), x, "a retrial's call is its whole figure")
+
+	// Now independent is really faster: its retrial keeps it.
+	ran = run(map[string]int64{"twophase": 1500, "independent": 900}, 2*firstRetrial)
+	require.Contains(t, ran, "independent")
+	i := slices.Index(ran, "independent")
+	require.LessOrEqual(t, strings.Count(strings.Join(ran[i:], " "), "twophase"), 1, "kept from its retrial on, two-phase only retried: %v", ran[i:])
+}
+
 // A first call pays for what the strategy's later calls reuse: it is
 // compared with the other candidates' first calls, not with their warm
 // figures, so a strategy whose first call is slow but whose later calls
 // are fast still gets its second trial call, and is kept.
 func TestShapeScheduleComparesFirstCalls(t *testing.T) {
-	sh := &shape{cands: []string{"twophase", "independent"}, perMiB: make([][]int64, 2), gap: firstRetrial}
+	sh := newShape([]string{"twophase", "independent"}, nil)
 	times := map[string][]int64{"twophase": {900, 300}, "independent": {400, 100}}
 	var ran []string
 	runs := map[string]int{}
