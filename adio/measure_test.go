@@ -47,12 +47,17 @@ func TestShapeScheduleDropsClearlySlower(t *testing.T) {
 	require.Equal(t, []string{"twophase", "twophase", "dynamic", "dynamic"}, ran)
 }
 
-// runSchedule picks calls of a shape whose candidates each take times[c]
-// per MiB, every call observed before the next pick (as the next call's
-// entry record brings it), and returns the candidates run.
+// runSchedule runs calls of a new shape whose candidates each take
+// times[c] per MiB (runShape).
 func runSchedule(times map[string]int64, calls int) []string {
 	cands := []string{"twophase", "dynamic", "independent"}[:len(times)]
-	sh := newShape(cands, nil)
+	return runShape(newShape(cands, nil), times, calls)
+}
+
+// runShape picks calls of sh whose candidates each take times[c] per MiB,
+// every call observed before the next pick (as the next call's entry
+// record brings it), and returns the candidates run.
+func runShape(sh *shape, times map[string]int64, calls int) []string {
 	var ran []string
 	for range calls {
 		i, _ := sh.pick()
@@ -67,15 +72,7 @@ func runSchedule(times map[string]int64, calls int) []string {
 // again at the next call, and only its recent time counts.
 func TestShapeComparesRecentFigures(t *testing.T) {
 	sh := newShape([]string{"twophase", "independent"}, nil)
-	run := func(times map[string]int64, calls int) []string {
-		var ran []string
-		for range calls {
-			i, _ := sh.pick()
-			ran = append(ran, sh.cands[i])
-			sh.record(i, times[sh.cands[i]])
-		}
-		return ran
-	}
+	run := func(times map[string]int64, calls int) []string { return runShape(sh, times, calls) }
 	ran := run(map[string]int64{"twophase": 1000, "independent": 1200}, 8)
 	require.Equal(t, []string{"twophase", "twophase", "independent", "independent", "twophase", "twophase", "twophase", "twophase"}, ran)
 
